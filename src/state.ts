@@ -1,0 +1,30 @@
+/**
+ * Per-thread state of the preload. It lives on `globalThis` under `Symbol.for` so that a second
+ * copy of this package (a second `--import`, or the CJS and ESM entries both loaded) sees the
+ * same state and stays a no-op.
+ */
+export interface PreloadState {
+  /** The preload started in this thread (set before any import it makes). */
+  started: boolean;
+  /** A TracerProvider is registered and spans are being recorded. */
+  tracingActive: boolean;
+  /** Resolves when the startup hook has run (or failed). */
+  ready?: Promise<void>;
+  /** Flushes every registered provider within the time bound; never rejects. */
+  flush?: (timeoutMs?: number) => Promise<void>;
+}
+
+const STATE_KEY = Symbol.for('tracehook.state');
+
+type GlobalWithState = typeof globalThis & { [STATE_KEY]?: PreloadState };
+
+/** The state of this thread, created on first use. */
+export function getPreloadState(): PreloadState {
+  const g = globalThis as GlobalWithState;
+  return (g[STATE_KEY] ??= { started: false, tracingActive: false });
+}
+
+/** True when the preload has registered a TracerProvider in this thread. */
+export function isTracingActive(): boolean {
+  return getPreloadState().tracingActive;
+}
