@@ -1,0 +1,62 @@
+import type { Attributes, AttributeValue } from './types';
+
+/**
+ * Unwraps one OTLP/JSON `AnyValue` into a plain value (see {@link AttributeValue}).
+ * Unknown or empty wrappers give `undefined` rather than an error: a value kind added by a newer
+ * OTLP version should not make a whole line unreadable.
+ */
+export function toPlainValue(anyValue: unknown): AttributeValue {
+  if (anyValue === null || typeof anyValue !== 'object') return undefined;
+  const v = anyValue as Record<string, unknown>;
+  if ('stringValue' in v) return String(v.stringValue);
+  if ('boolValue' in v) return v.boolValue === true || v.boolValue === 'true';
+  if ('intValue' in v) return toInteger(v.intValue);
+  if ('doubleValue' in v) return toDouble(v.doubleValue);
+  if ('arrayValue' in v) {
+    const values = (v.arrayValue as { values?: unknown[] } | null)?.values;
+    return Array.isArray(values) ? values.map(toPlainValue) : [];
+  }
+  if ('kvlistValue' in v) {
+    return toAttributes((v.kvlistValue as { values?: unknown } | null)?.values);
+  }
+  if ('bytesValue' in v && typeof v.bytesValue === 'string') {
+    return new Uint8Array(Buffer.from(v.bytesValue, 'base64'));
+  }
+  return undefined;
+}
+
+/**
+ * Turns an OTLP/JSON `KeyValue[]` into a plain object. A missing list gives `{}`; entries without
+ * a string key are dropped. When a key repeats, the last value wins, as in the SDK's own attribute maps.
+ */
+export function toAttributes(keyValues: unknown): Attributes {
+  const out: Attributes = {};
+  if (!Array.isArray(keyValues)) return out;
+  for (const kv of keyValues) {
+    if (kv && typeof kv === 'object' && typeof (kv as { key?: unknown }).key === 'string') {
+      out[(kv as { key: string }).key] = toPlainValue((kv as { value?: unknown }).value);
+    }
+  }
+  return out;
+}
+
+// OTLP/JSON writes int64 as a string (proto3 JSON mapping) but many producers, otlp-transformer
+// included, write a plain number; accept both and stay exact beyond 2^53.
+function toInteger(raw: unknown): number | bigint | undefined {
+  if (typeof raw === 'number') return raw;
+  if (typeof raw === 'string' && /^-?\d+$/.test(raw)) {
+    const big = BigInt(raw);
+    return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  }
+  return undefined;
+}
+
+// proto3 JSON writes non-finite doubles as the strings "NaN", "Infinity", "-Infinity".
+function toDouble(raw: unknown): number | undefined {
+  if (typeof raw === 'number') return raw;
+  if (typeof raw === 'string') {
+    const n = Number(raw);
+    return Number.isNaN(n) && raw !== 'NaN' ? undefined : n;
+  }
+  return undefined;
+}

@@ -1,0 +1,235 @@
+/**
+ * Reads span files back: the OTLP File Exporter format that tracehook's embedded default writes
+ * (JSON Lines; each line one OTLP/JSON `ExportTraceServiceRequest`, hex ids), into flat
+ * {@link DecodedSpan} records.
+ *
+ * @see https://opentelemetry.io/docs/specs/otel/protocol/file-exporter/
+ */
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { toAttributes } from './any-value';
+import type {
+  DecodedEvent,
+  DecodedLink,
+  DecodedSpan,
+  SkippedLine,
+  SpanKindName,
+  SpanReadResult,
+  StatusCodeName,
+} from './types';
+
+export type * from './types';
+
+const KINDS: readonly SpanKindName[] = ['INTERNAL', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
+const STATUS_CODES: readonly StatusCodeName[] = ['UNSET', 'OK', 'ERROR'];
+
+/** The extension of span files; other files in a span directory are ignored. */
+export const SPAN_FILE_EXTENSION = '.jsonl';
+
+/**
+ * Decodes one line of a span file (one OTLP/JSON `ExportTraceServiceRequest`) into its spans, in
+ * the order they appear.
+ *
+ * @param line - the JSON text; surrounding whitespace is ignored.
+ * @param file - recorded as {@link DecodedSpan.file} on each span; default `''`.
+ * @throws SyntaxError when the line is not JSON, and TypeError when it is JSON but not a trace
+ *   export request (no `resourceSpans` array, or a span without a valid trace id, span id or name).
+ */
+export function decodeSpanLine(line: string, file = ''): DecodedSpan[] {
+  const request: unknown = JSON.parse(line);
+  return decodeExportRequest(request, file);
+}
+
+/**
+ * Decodes a parsed OTLP/JSON `ExportTraceServiceRequest` (the object {@link decodeSpanLine} parses).
+ * @throws TypeError as {@link decodeSpanLine}.
+ */
+export function decodeExportRequest(request: unknown, file = ''): DecodedSpan[] {
+  const resourceSpans = (request as { resourceSpans?: unknown } | null)?.resourceSpans;
+  if (!Array.isArray(resourceSpans)) {
+    throw new TypeError('not an OTLP ExportTraceServiceRequest: no "resourceSpans" array');
+  }
+  const out: DecodedSpan[] = [];
+  for (const rs of resourceSpans) {
+    const resource = toAttributes(rs?.resource?.attributes);
+    for (const ss of arrayOrEmpty(rs?.scopeSpans)) {
+      const scope = decodeScope(ss?.scope);
+      for (const span of arrayOrEmpty(ss?.spans)) {
+        out.push(decodeSpan(span, resource, scope, file));
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads every span of several span files and directories. A directory contributes its
+ * `*.jsonl` files (not recursively); a path that does not exist contributes nothing. Lines that
+ * are not valid OTLP/JSON (typically the last line of a process killed mid-write) are skipped and
+ * reported in {@link SpanReadResult.skipped}, never thrown.
+ *
+ * @throws only for I/O errors other than a missing path (e.g. permission denied).
+ */
+export async function readSpans(paths: readonly string[]): Promise<SpanReadResult> {
+  const files = new Set<string>();
+  for (const p of paths) {
+    for (const f of await listSpanFiles(p)) files.add(f);
+  }
+  const result: SpanReadResult = { spans: [], files: [...files].sort(), skipped: [] };
+  for (const file of result.files) {
+    const { spans, skipped } = decodeSpanFileText(await readFile(file, 'utf8'), file);
+    result.spans.push(...spans);
+    result.skipped.push(...skipped);
+  }
+  return result;
+}
+
+/**
+ * Reads the spans of one span file, skipping lines that are not valid OTLP/JSON (use
+ * {@link readSpans} to learn how many). A file that does not exist gives `[]`.
+ */
+export async function readSpanFile(path: string): Promise<DecodedSpan[]> {
+  return (await readSpans([path])).spans;
+}
+
+/**
+ * Reads the spans of every `*.jsonl` file in a directory (not recursively), files in name order,
+ * skipping lines that are not valid OTLP/JSON (use {@link readSpans} to learn how many).
+ * A directory that does not exist gives `[]`, so "no spans were written" needs no special case.
+ */
+export async function readSpanDir(dir: string): Promise<DecodedSpan[]> {
+  return (await readSpans([dir])).spans;
+}
+
+/**
+ * Decodes the whole text of a span file. Exposed for callers that already hold the text (a
+ * stream, a test); {@link readSpans} uses it.
+ */
+export function decodeSpanFileText(text: string, file = ''): { spans: DecodedSpan[]; skipped: SkippedLine[] } {
+  const spans: DecodedSpan[] = [];
+  const skipped: SkippedLine[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].trim() === '') continue;
+    try {
+      spans.push(...decodeSpanLine(lines[i], file));
+    } catch (err) {
+      // The text after the last "\n" is a line still being written, or cut by a kill.
+      const truncated = i === lines.length - 1;
+      skipped.push({ file, line: i + 1, reason: (err as Error).message, truncated });
+    }
+  }
+  return { spans, skipped };
+}
+
+async function listSpanFiles(path: string): Promise<string[]> {
+  const abs = resolve(path);
+  let info;
+  try {
+    info = await stat(abs);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  if (!info.isDirectory()) return [abs];
+  const names = await readdir(abs);
+  return names.filter((n) => n.endsWith(SPAN_FILE_EXTENSION)).map((n) => join(abs, n));
+}
+
+function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedSpan['scope'], file: string): DecodedSpan {
+  if (raw === null || typeof raw !== 'object') throw new TypeError('span is not an object');
+  const traceId = decodeId(raw.traceId, 16, 'traceId');
+  const spanId = decodeId(raw.spanId, 8, 'spanId');
+  if (typeof raw.name !== 'string') throw new TypeError(`span ${spanId} has no "name"`);
+  // An all-zero parent id is the invalid span id: some producers write it for a root.
+  const parentId = raw.parentSpanId ? decodeId(raw.parentSpanId, 8, 'parentSpanId') : undefined;
+  const parentSpanId = parentId === '0000000000000000' ? undefined : parentId;
+  const startTimeUnixNano = decodeNanos(raw.startTimeUnixNano);
+  const endTimeUnixNano = decodeNanos(raw.endTimeUnixNano);
+  // Optional keys are present only when set, so that deepEqual against a literal stays simple.
+  return {
+    traceId,
+    spanId,
+    ...(parentSpanId ? { parentSpanId } : {}),
+    ...(typeof raw.traceState === 'string' && raw.traceState !== '' ? { traceState: raw.traceState } : {}),
+    name: raw.name,
+    kind: decodeKind(raw.kind),
+    startTimeUnixNano,
+    endTimeUnixNano,
+    durationMs: Number(endTimeUnixNano - startTimeUnixNano) / 1e6,
+    attributes: toAttributes(raw.attributes),
+    events: arrayOrEmpty(raw.events).map(decodeEvent),
+    links: arrayOrEmpty(raw.links).map(decodeLink),
+    status: decodeStatus(raw.status),
+    resource,
+    scope,
+    file,
+  };
+}
+
+function decodeEvent(raw: any): DecodedEvent {
+  return {
+    name: typeof raw?.name === 'string' ? raw.name : '',
+    timeUnixNano: decodeNanos(raw?.timeUnixNano),
+    attributes: toAttributes(raw?.attributes),
+  };
+}
+
+function decodeLink(raw: any): DecodedLink {
+  const link: DecodedLink = {
+    traceId: decodeId(raw?.traceId, 16, 'links.traceId'),
+    spanId: decodeId(raw?.spanId, 8, 'links.spanId'),
+    attributes: toAttributes(raw?.attributes),
+  };
+  if (typeof raw?.traceState === 'string' && raw.traceState !== '') link.traceState = raw.traceState;
+  return link;
+}
+
+function decodeScope(raw: any): DecodedSpan['scope'] {
+  const scope: DecodedSpan['scope'] = { name: typeof raw?.name === 'string' ? raw.name : '' };
+  if (typeof raw?.version === 'string' && raw.version !== '') scope.version = raw.version;
+  return scope;
+}
+
+function decodeStatus(raw: any): DecodedSpan['status'] {
+  const status: DecodedSpan['status'] = { code: decodeEnum(raw?.code, STATUS_CODES, 'STATUS_CODE_', 'UNSET') };
+  if (typeof raw?.message === 'string' && raw.message !== '') status.message = raw.message;
+  return status;
+}
+
+function decodeKind(raw: unknown): SpanKindName {
+  return decodeEnum(raw, KINDS, 'SPAN_KIND_', 'INTERNAL');
+}
+
+// OTLP/JSON writes enums as numbers; the proto3 JSON mapping also allows their names
+// (SPAN_KIND_SERVER, STATUS_CODE_ERROR), which some producers use.
+function decodeEnum<T extends string>(raw: unknown, names: readonly T[], prefix: string, fallback: T): T {
+  if (typeof raw === 'number') return names[raw] ?? fallback;
+  if (typeof raw === 'string') {
+    const name = raw.startsWith(prefix) ? raw.slice(prefix.length) : raw;
+    return (names as readonly string[]).includes(name) ? (name as T) : fallback;
+  }
+  return fallback;
+}
+
+// OTLP/JSON requires hex ids; the generic proto3 JSON mapping would give base64, so accept that
+// too rather than show a trace that never links up.
+function decodeId(raw: unknown, bytes: number, field: string): string {
+  if (typeof raw === 'string') {
+    if (raw.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(raw)) return raw.toLowerCase();
+    const fromBase64 = Buffer.from(raw, 'base64');
+    if (/^[A-Za-z0-9+/]+={0,2}$/.test(raw) && fromBase64.length === bytes) return fromBase64.toString('hex');
+  }
+  throw new TypeError(`span "${field}" is not ${bytes * 2} hex chars: ${JSON.stringify(raw)}`);
+}
+
+// Timestamps are int64 nanoseconds: a decimal string in OTLP/JSON, a number from some producers.
+function decodeNanos(raw: unknown): bigint {
+  if (typeof raw === 'string' && /^\d+$/.test(raw)) return BigInt(raw);
+  if (typeof raw === 'number' && Number.isFinite(raw)) return BigInt(Math.trunc(raw));
+  return 0n;
+}
+
+function arrayOrEmpty(value: unknown): any[] {
+  return Array.isArray(value) ? value : [];
+}

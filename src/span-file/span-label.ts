@@ -1,0 +1,45 @@
+/**
+ * Short human labels for a span: which process wrote it, and what an HTTP or gRPC span did.
+ * Both the old (`http.method`, `http.status_code`) and the stable (`http.request.method`,
+ * `http.response.status_code`) semantic conventions are read, since instrumentation-http writes
+ * either depending on `OTEL_SEMCONV_STABILITY_OPT_IN`.
+ */
+import { basename } from 'node:path';
+import type { DecodedSpan } from './types';
+
+/**
+ * The process that wrote a span, as `service[pid]`, or `service[pid:tN]` for worker thread N.
+ * The pid comes from the resource's `process.pid`, else from a `<pid>.jsonl` file name.
+ */
+export function processLabel(span: DecodedSpan): string {
+  const service = String(span.resource['service.name'] ?? 'unknown_service');
+  const pid = span.resource['process.pid'] ?? /^(\d+)\.jsonl$/.exec(basename(span.file))?.[1];
+  const thread = span.resource['thread.id'] ?? span.resource['process.thread.id'];
+  const threadPart = thread !== undefined && Number(thread) !== 0 ? `:t${thread}` : '';
+  return pid === undefined ? service : `${service}[${pid}${threadPart}]`;
+}
+
+/**
+ * What an HTTP or gRPC span did, e.g. `GET /order?item=book → 200`,
+ * `GET http://127.0.0.1:4001/stock → 200`, `grpc status 0`; `''` for other spans.
+ */
+export function spanDetail(span: DecodedSpan): string {
+  const a = span.attributes;
+  if (a['rpc.system'] === 'grpc') {
+    const code = a['rpc.grpc.status_code'];
+    return code === undefined ? 'grpc' : `grpc status ${code}`;
+  }
+  const method = a['http.request.method'] ?? a['http.method'];
+  if (method === undefined) return '';
+  const target =
+    span.kind === 'CLIENT'
+      ? a['url.full'] ?? a['http.url']
+      : a['http.target'] ?? (a['url.path'] === undefined ? undefined : `${a['url.path']}${a['url.query'] ? `?${a['url.query']}` : ''}`);
+  const status = a['http.response.status_code'] ?? a['http.status_code'];
+  return [method, target, status === undefined ? undefined : `→ ${status}`].filter((p) => p !== undefined).join(' ');
+}
+
+/** Milliseconds for display: two decimals under 1 ms, one decimal above. */
+export function formatMs(ms: number): string {
+  return ms < 1 ? ms.toFixed(2) : ms.toFixed(1);
+}

@@ -1,0 +1,205 @@
+/**
+ * Groups decoded spans into traces and orders each trace parent-first, as `tracehook view`, the
+ * demo and the tests read them. Everything here is deterministic: the same spans, in any order,
+ * give the same traces and the same text.
+ */
+import type { DecodedSpan } from './types';
+import { formatMs, processLabel, spanDetail } from './span-label';
+
+/** A span in its trace's tree. */
+export interface SpanNode {
+  span: DecodedSpan;
+  /** 0 for a root (or an orphan shown at root), 1 for its children, and so on. */
+  depth: number;
+  /** Children sorted by start time, then span id. */
+  children: SpanNode[];
+  /**
+   * Set on a span shown at root although it has a parent: the parent's span id, which none of the
+   * spans read belongs to (an upstream caller outside tracing, a process whose file is missing,
+   * or a span not yet ended when the file was read).
+   */
+  missingParentSpanId?: string;
+}
+
+/** One trace: every span read that has this trace id. */
+export interface Trace {
+  /** 32 lowercase hex chars. */
+  traceId: string;
+  /** Roots and orphans, sorted by start time, then span id. */
+  roots: SpanNode[];
+  /** Every span of the trace, parent-first (depth-first pre-order of {@link roots}). */
+  spans: SpanNode[];
+  /** Earliest span start, nanoseconds since the Unix epoch. */
+  startTimeUnixNano: bigint;
+  /** Latest span end, nanoseconds since the Unix epoch. */
+  endTimeUnixNano: bigint;
+  /** From the earliest start to the latest end, in milliseconds. */
+  durationMs: number;
+  /** Distinct `service.name` values in parent-first order of first appearance. */
+  services: string[];
+  /** Distinct processes (service and pid) in parent-first order of first appearance, e.g. `front[4099]`. */
+  processes: string[];
+}
+
+/**
+ * Groups spans by trace id and builds each trace's tree. Spans whose parent is not among `spans`
+ * become roots marked with {@link SpanNode.missingParentSpanId}. Traces are sorted by start time,
+ * then trace id.
+ */
+export function buildTraces(spans: readonly DecodedSpan[]): Trace[] {
+  const byTrace = new Map<string, DecodedSpan[]>();
+  for (const span of spans) {
+    const list = byTrace.get(span.traceId);
+    if (list) list.push(span);
+    else byTrace.set(span.traceId, [span]);
+  }
+  const traces = [...byTrace.entries()].map(([traceId, list]) => buildTrace(traceId, list));
+  return traces.sort((a, b) => compareBigint(a.startTimeUnixNano, b.startTimeUnixNano) || compareText(a.traceId, b.traceId));
+}
+
+/**
+ * Orders spans parent-first: each trace (in {@link buildTraces} order) depth-first, children by
+ * start time. Handy in tests: `sortParentFirst(spans)[0]` is the earliest root.
+ */
+export function sortParentFirst(spans: readonly DecodedSpan[]): DecodedSpan[] {
+  return buildTraces(spans).flatMap((t) => t.spans.map((n) => n.span));
+}
+
+/**
+ * Renders one trace as text: a header line, then one line per span, parent-first, indented by
+ * tree depth. A span line holds its start offset from the trace start, name, kind, duration,
+ * status, process (`service[pid]`) and a short HTTP/gRPC detail; orphans start with `⋯` and end
+ * with the parent id that was not found. Ends with a newline.
+ */
+export function renderTrace(trace: Trace): string {
+  const rows: string[][] = [];
+  // `lead` is what the ancestors draw: a bar where an ancestor has later siblings, blank otherwise.
+  const walk = (node: SpanNode, lead: string, last: boolean): void => {
+    const branch = node.depth === 0 ? (node.missingParentSpanId ? '⋯ ' : '') : last ? '└─ ' : '├─ ';
+    rows.push(spanRow(trace, node, lead + branch));
+    const childLead = node.depth === 0 ? lead : lead + (last ? '   ' : '│  ');
+    node.children.forEach((c, i) => walk(c, childLead, i === node.children.length - 1));
+  };
+  for (const root of trace.roots) walk(root, '', true);
+  const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
+  const rightAligned = new Set([0, 3]);
+  const lines = rows.map((row) =>
+    row
+      .map((cell, col) => (rightAligned.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])))
+      .join('  ')
+      .trimEnd(),
+  );
+  return `${traceHeader(trace)}\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+}
+
+/** Renders several traces with {@link renderTrace}, separated by a blank line. */
+export function renderTraces(traces: readonly Trace[]): string {
+  return traces.map(renderTrace).join('\n');
+}
+
+function buildTrace(traceId: string, spans: DecodedSpan[]): Trace {
+  const nodes = spans.map((span): SpanNode => ({ span, depth: 0, children: [] }));
+  const byId = new Map<string, SpanNode>();
+  for (const node of nodes) if (!byId.has(node.span.spanId)) byId.set(node.span.spanId, node);
+
+  const roots: SpanNode[] = [];
+  for (const node of nodes) {
+    const parentId = node.span.parentSpanId;
+    const parent = parentId === undefined ? undefined : byId.get(parentId);
+    if (parent && parent !== node) {
+      parent.children.push(node);
+    } else {
+      if (parentId !== undefined) node.missingParentSpanId = parentId;
+      roots.push(node);
+    }
+  }
+  const order: SpanNode[] = [];
+  const visit = (node: SpanNode, depth: number): void => {
+    node.depth = depth;
+    order.push(node);
+    node.children.sort(compareNodes);
+    for (const child of node.children) visit(child, depth + 1);
+  };
+  roots.sort(compareNodes);
+  for (const root of roots) visit(root, 0);
+  // Spans in a parent cycle are reachable from no root (only corrupt files do this); show them at
+  // root rather than lose them.
+  const reached = new Set(order);
+  for (const node of nodes.filter((n) => !reached.has(n)).sort(compareNodes)) {
+    if (reached.has(node)) continue;
+    // Cut the cycle at its earliest span so the walk below ends.
+    const parent = byId.get(node.span.parentSpanId ?? '');
+    if (parent) parent.children = parent.children.filter((c) => c !== node);
+    node.missingParentSpanId = node.span.parentSpanId;
+    roots.push(node);
+    const before = order.length;
+    visit(node, 0);
+    for (const n of order.slice(before)) reached.add(n);
+  }
+
+  let start = spans[0].startTimeUnixNano;
+  let end = spans[0].endTimeUnixNano;
+  for (const s of spans) {
+    if (s.startTimeUnixNano < start) start = s.startTimeUnixNano;
+    if (s.endTimeUnixNano > end) end = s.endTimeUnixNano;
+  }
+  const services = unique(order.map((n) => String(n.span.resource['service.name'] ?? 'unknown_service')));
+  const processes = unique(order.map((n) => processLabel(n.span)));
+  return {
+    traceId,
+    roots,
+    spans: order,
+    startTimeUnixNano: start,
+    endTimeUnixNano: end,
+    durationMs: Number(end - start) / 1e6,
+    services,
+    processes,
+  };
+}
+
+function traceHeader(trace: Trace): string {
+  const n = trace.spans.length;
+  const parts = [
+    `trace ${trace.traceId}`,
+    `${n} span${n === 1 ? '' : 's'}`,
+    `${trace.processes.length} process${trace.processes.length === 1 ? '' : 'es'} (${trace.services.join(', ')})`,
+    `${formatMs(trace.durationMs)} ms`,
+  ];
+  const traceState = trace.spans.find((node) => node.span.traceState)?.span.traceState;
+  if (traceState) parts.push(`tracestate ${traceState}`);
+  return parts.join('  ');
+}
+
+// Columns: offset, tree + name, kind, duration, status, process, detail.
+function spanRow(trace: Trace, node: SpanNode, prefix: string): string[] {
+  const { span } = node;
+  const offsetMs = Number(span.startTimeUnixNano - trace.startTimeUnixNano) / 1e6;
+  const notes = [spanDetail(span)];
+  if (span.status.message) notes.push(`"${span.status.message}"`);
+  if (node.missingParentSpanId) notes.push(`(parent ${node.missingParentSpanId} not in span files)`);
+  return [
+    `+${offsetMs.toFixed(1)} ms`,
+    prefix + span.name,
+    span.kind,
+    `${formatMs(span.durationMs)} ms`,
+    span.status.code,
+    processLabel(span),
+    notes.filter(Boolean).join('  '),
+  ];
+}
+
+function compareNodes(a: SpanNode, b: SpanNode): number {
+  return compareBigint(a.span.startTimeUnixNano, b.span.startTimeUnixNano) || compareText(a.span.spanId, b.span.spanId);
+}
+
+function compareBigint(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
