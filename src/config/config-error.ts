@@ -1,0 +1,28 @@
+/**
+ * A configuration value tracehook cannot use. The message always names the variable, the value
+ * and what is accepted, so one stderr line is enough to fix it.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+
+  /**
+   * True (the default) when the preload cannot trace with this error and the app runs untraced;
+   * false when a documented fallback applies (the fallback is then part of `accepted`).
+   */
+  disablesTracing = true;
+
+  /**
+   * @param variable - the environment variable or CLI flag, e.g. `TRACEHOOK_SAMPLING_RATIO`
+   * @param value - the value as given (shown quoted)
+   * @param accepted - what would have been accepted, e.g. `a number in [0, 1]`
+   * @param detail - optional cause, e.g. the loader's error message
+   */
+  constructor(
+    readonly variable: string,
+    readonly value: string,
+    readonly accepted: string,
+    detail?: string,
+  ) {
+    super(`${variable}=${JSON.stringify(value)} is not valid: expected ${accepted}${detail ? ` (${detail})` : ''}`);
+  }
+}

@@ -1,0 +1,196 @@
+import { ConfigError } from './config-error.js';
+
+/**
+ * Everything tracehook reads from the environment, parsed once. This is the only module that
+ * reads `process.env` for configuration (the OTLP exporters still read their own `OTEL_EXPORTER_OTLP_*`
+ * variables, as the specification has them do).
+ *
+ * Parsing never throws: each bad value becomes a {@link ConfigError} in `errors` and the field
+ * falls back to "tracing off" for that part, so the caller decides between warn-and-continue and
+ * `TRACEHOOK_STRICT`.
+ */
+export interface TracehookConfig {
+  /** `TRACEHOOK_DISABLED` or `OTEL_SDK_DISABLED` is `true`: load nothing. */
+  disabled: boolean;
+  /** `TRACEHOOK_STRICT=true`: configuration errors exit with status 1 before the app starts. */
+  strict: boolean;
+  /** `TRACEHOOK_STARTUP_HOOK`, `module:attribute`, or undefined for the built-in default hook. */
+  startupHook?: string;
+  /** `TRACEHOOK_EXPORTER_IMPORT_PATH`, `module:function` returning SpanProcessor[]. */
+  exporterImportPath?: string;
+  /** `TRACEHOOK_SAMPLING_RATIO` in [0, 1]; undefined when not set. */
+  samplingRatio?: number;
+  /** `OTEL_TRACES_SAMPLER` (lowercased) and its `OTEL_TRACES_SAMPLER_ARG`. */
+  sampler?: { name: string; arg?: string };
+  /** Which exporter the default hook builds, from `OTEL_TRACES_EXPORTER` and the OTLP endpoint variables. */
+  tracesExporter: 'file' | 'otlp' | 'console' | 'none';
+  /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` or `OTEL_EXPORTER_OTLP_PROTOCOL`; default `http/protobuf`. */
+  otlpProtocol: 'http/protobuf' | 'http/json' | 'grpc';
+  /** `TRACEHOOK_SPANS_DIR`; default `/tmp/spans`. */
+  spansDir: string;
+  /** `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`: the bound on flushing at exit, ms; default 2000. */
+  shutdownTimeoutMs: number;
+  /** `OTEL_PROPAGATORS`, lowercased; default `['tracecontext', 'baggage']`. */
+  propagators: string[];
+  /** Instrumentation names (`http`, `grpc`, `express`, …) after `OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS`. */
+  instrumentations: string[];
+  /** `OTEL_SERVICE_NAME`, if set. */
+  serviceName?: string;
+  /** `OTEL_RESOURCE_ATTRIBUTES` as key/value pairs (percent-decoded). */
+  resourceAttributes: Record<string, string>;
+  /** Problems found while parsing, in the order of the variables. */
+  errors: ConfigError[];
+}
+
+/** Instrumentations enabled when `OTEL_NODE_ENABLED_INSTRUMENTATIONS` is not set. */
+export const DEFAULT_INSTRUMENTATIONS = ['http', 'grpc'] as const;
+
+/** Default of `TRACEHOOK_SPANS_DIR`, as Ray's default startup hook. */
+export const DEFAULT_SPANS_DIR = '/tmp/spans';
+
+/** Default of `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`, ms. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 2000;
+
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
+const PROPAGATORS = ['tracecontext', 'baggage', 'none'];
+const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+
+type Env = Record<string, string | undefined>;
+
+/** Marks an error whose variable has a documented fallback, so tracing goes on. */
+function fallback(err: ConfigError): ConfigError {
+  err.disablesTracing = false;
+  return err;
+}
+
+/** Reads the configuration from `env` (default `process.env`). Never throws. */
+export function readConfig(env: Env = process.env): TracehookConfig {
+  const errors: ConfigError[] = [];
+  const str = (name: string) => {
+    const v = env[name]?.trim();
+    return v ? v : undefined;
+  };
+  const list = (name: string) =>
+    (str(name) ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+
+  const bool = (name: string) => {
+    const v = str(name)?.toLowerCase();
+    if (v === undefined || v === 'false' || v === '0') return false;
+    if (v === 'true' || v === '1') return true;
+    errors.push(fallback(new ConfigError(name, env[name] ?? '', '`true` or `false`; taking false')));
+    return false;
+  };
+
+  const disabled = bool('TRACEHOOK_DISABLED') || bool('OTEL_SDK_DISABLED');
+  const strict = bool('TRACEHOOK_STRICT');
+
+  let samplingRatio: number | undefined;
+  const ratio = str('TRACEHOOK_SAMPLING_RATIO');
+  if (ratio !== undefined) {
+    const n = Number(ratio);
+    if (Number.isFinite(n) && n >= 0 && n <= 1) samplingRatio = n;
+    else errors.push(new ConfigError('TRACEHOOK_SAMPLING_RATIO', ratio, 'a number in [0, 1]'));
+  }
+
+  let sampler: TracehookConfig['sampler'];
+  const samplerName = str('OTEL_TRACES_SAMPLER')?.toLowerCase();
+  if (samplerName !== undefined) {
+    if (SAMPLERS.includes(samplerName)) sampler = { name: samplerName, arg: str('OTEL_TRACES_SAMPLER_ARG') };
+    else errors.push(new ConfigError('OTEL_TRACES_SAMPLER', samplerName, `one of ${SAMPLERS.join(', ')}`));
+  }
+
+  const exporterName = str('OTEL_TRACES_EXPORTER')?.toLowerCase();
+  const otlpEndpoint = str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? str('OTEL_EXPORTER_OTLP_ENDPOINT');
+  let tracesExporter: TracehookConfig['tracesExporter'] = otlpEndpoint ? 'otlp' : 'file';
+  if (exporterName !== undefined) {
+    // The specification allows a list; one exporter is what tracehook builds, so take the first.
+    const first = exporterName.split(',')[0].trim();
+    if (first === 'otlp' || first === 'console' || first === 'none' || first === 'file') tracesExporter = first;
+    else errors.push(fallback(new ConfigError('OTEL_TRACES_EXPORTER', exporterName, '`otlp`, `console`, `none` or `file`; using span files')));
+  }
+
+  const protocol = (str('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? str('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf').toLowerCase();
+  let otlpProtocol: TracehookConfig['otlpProtocol'] = 'http/protobuf';
+  if ((PROTOCOLS as readonly string[]).includes(protocol)) otlpProtocol = protocol as TracehookConfig['otlpProtocol'];
+  else errors.push(fallback(new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', protocol, `one of ${PROTOCOLS.join(', ')}; using http/protobuf`)));
+
+  let shutdownTimeoutMs = DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  const timeout = str('TRACEHOOK_SHUTDOWN_TIMEOUT_MS');
+  if (timeout !== undefined) {
+    const n = Number(timeout);
+    if (Number.isInteger(n) && n >= 0) shutdownTimeoutMs = n;
+    else errors.push(fallback(new ConfigError('TRACEHOOK_SHUTDOWN_TIMEOUT_MS', timeout, `a whole number of ms >= 0; using ${DEFAULT_SHUTDOWN_TIMEOUT_MS}`)));
+  }
+
+  let propagators = list('OTEL_PROPAGATORS');
+  if (propagators.length === 0) propagators = ['tracecontext', 'baggage'];
+  const unknownPropagators = propagators.filter((p) => !PROPAGATORS.includes(p));
+  if (unknownPropagators.length > 0) {
+    errors.push(fallback(new ConfigError('OTEL_PROPAGATORS', env.OTEL_PROPAGATORS ?? '', `a list of ${PROPAGATORS.join(', ')}; ignoring ${unknownPropagators.join(', ')}`)));
+    propagators = propagators.filter((p) => PROPAGATORS.includes(p));
+  }
+
+  const enabled = list('OTEL_NODE_ENABLED_INSTRUMENTATIONS');
+  const disabledInstr = new Set(list('OTEL_NODE_DISABLED_INSTRUMENTATIONS'));
+  const instrumentations = (enabled.length > 0 ? enabled : [...DEFAULT_INSTRUMENTATIONS]).filter((n) => !disabledInstr.has(n));
+
+  return {
+    disabled,
+    strict,
+    startupHook: str('TRACEHOOK_STARTUP_HOOK'),
+    exporterImportPath: str('TRACEHOOK_EXPORTER_IMPORT_PATH'),
+    samplingRatio,
+    sampler,
+    tracesExporter,
+    otlpProtocol,
+    spansDir: str('TRACEHOOK_SPANS_DIR') ?? DEFAULT_SPANS_DIR,
+    shutdownTimeoutMs,
+    propagators,
+    instrumentations: [...new Set(instrumentations)],
+    serviceName: str('OTEL_SERVICE_NAME'),
+    resourceAttributes: parseResourceAttributes(str('OTEL_RESOURCE_ATTRIBUTES'), errors),
+    errors,
+  };
+}
+
+/**
+ * `key1=value1,key2=value2`, values percent-decoded.
+ * @see OpenTelemetry specification, Resource SDK, "Specifying resource information via an environment variable"
+ */
+function parseResourceAttributes(raw: string | undefined, errors: ConfigError[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!raw) return out;
+  for (const pair of raw.split(',')) {
+    const eq = pair.indexOf('=');
+    const key = pair.slice(0, eq).trim();
+    if (eq <= 0 || !key) {
+      errors.push(fallback(new ConfigError('OTEL_RESOURCE_ATTRIBUTES', raw, '`key=value` pairs separated by commas; ignoring the bad pair')));
+      continue;
+    }
+    try {
+      out[key] = decodeURIComponent(pair.slice(eq + 1).trim());
+    } catch {
+      out[key] = pair.slice(eq + 1).trim();
+    }
+  }
+  return out;
+}
+
+/**
+ * The cheap check the entries make before loading anything else: `TRACEHOOK_DISABLED` or
+ * `OTEL_SDK_DISABLED` is `true` (case-insensitive) or `1`.
+ */
+export function isDisabled(env: Env = process.env): boolean {
+  const on = (v: string | undefined) => v !== undefined && ['true', '1'].includes(v.trim().toLowerCase());
+  return on(env.TRACEHOOK_DISABLED) || on(env.OTEL_SDK_DISABLED);
+}

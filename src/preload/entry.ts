@@ -1,0 +1,11 @@
+import { isDisabled } from '../config/environment.js';
+import { getPreloadState } from '../state.js';
+
+/**
+ * What both entries (`register.mjs`, `register.cjs`) ask first, loading nothing else: false when
+ * tracing is disabled or the preload already ran in this thread (a second `--import`, or both
+ * `--import` and `--require`), in which case loading it again is a no-op.
+ */
+export function shouldStart(): boolean {
+  return !isDisabled() && !getPreloadState().started;
+}

@@ -1,0 +1,38 @@
+import type { Sampler } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
+import type { TracehookConfig } from '../config/environment.js';
+
+/**
+ * The sampler of the default hook: parent-based trace-id-ratio with `TRACEHOOK_SAMPLING_RATIO`
+ * (Ray Serve's `sampling_ratio`), else the standard `OTEL_TRACES_SAMPLER` / `_ARG`, else
+ * parent-based always-on (ratio 1.0).
+ * @see OpenTelemetry specification, SDK environment variables, `OTEL_TRACES_SAMPLER`
+ */
+export function createSampler(config: Pick<TracehookConfig, 'samplingRatio' | 'sampler'>): Sampler {
+  if (config.samplingRatio !== undefined) {
+    return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.samplingRatio) });
+  }
+  const ratio = () => {
+    const n = Number(config.sampler?.arg ?? 1);
+    return Number.isFinite(n) && n >= 0 && n <= 1 ? n : 1;
+  };
+  switch (config.sampler?.name) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio());
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}

@@ -1,0 +1,42 @@
+import { trace } from '@opentelemetry/api';
+import type { Resource } from '@opentelemetry/resources';
+import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { readConfig } from '../config/environment.js';
+import { createResource } from './resource.js';
+import { createSampler } from './sampler.js';
+
+/** Options of {@link registerTracerProvider}; each defaults to what the environment configures. */
+export interface TracerProviderOptions {
+  /** Where ended spans go. Default: none (spans are recorded and dropped). */
+  spanProcessors?: SpanProcessor[];
+  /** Default: parent-based trace-id-ratio from `TRACEHOOK_SAMPLING_RATIO` / `OTEL_TRACES_SAMPLER`. */
+  sampler?: Sampler;
+  /** Default: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, pid, parent pid and thread id. */
+  resource?: Resource;
+}
+
+/**
+ * Creates a TracerProvider and sets it as the global one, the Node.js counterpart of Ray's
+ * `trace.set_tracer_provider(TracerProvider())` inside a startup hook. The preload flushes the
+ * global provider at exit, so a hook that uses this needs no exit handling of its own.
+ * @returns the registered provider
+ * @see ../shared/reference/003 (Ray: the startup hook "sets up the Tracer Provider")
+ */
+export function registerTracerProvider(options: TracerProviderOptions = {}): BasicTracerProvider {
+  const config = options.sampler && options.resource ? undefined : readConfig();
+  const provider = new BasicTracerProvider({
+    sampler: options.sampler ?? createSampler(config!),
+    resource: options.resource ?? createResource(config!),
+    spanProcessors: options.spanProcessors ?? [],
+  });
+  trace.setGlobalTracerProvider(provider);
+  return provider;
+}
+
+/** The SDK provider behind the global API proxy, or undefined while none is registered. */
+export function getRegisteredProvider(): { forceFlush?: () => Promise<void>; shutdown?: () => Promise<void> } | undefined {
+  const global = trace.getTracerProvider() as { getDelegate?: () => unknown };
+  const delegate = (global.getDelegate?.() ?? global) as { forceFlush?: () => Promise<void> };
+  return typeof delegate.forceFlush === 'function' ? delegate : undefined;
+}

@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigError } from '../config/config-error.js';
+
+/**
+ * A parsed `module:attribute` import path, Ray's `--tracing-startup-hook` syntax.
+ * `module` is a package name, a path relative to the working directory, an absolute path or a
+ * `file:` URL; `attribute` is a property name, possibly dotted (`a.b`).
+ * @see ../shared/reference/003 (Ray core docs, "Tracing startup hook")
+ */
+export interface ImportPath {
+  module: string;
+  attribute: string[];
+}
+
+const ATTRIBUTE = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+/**
+ * Splits `module:attribute` at its last colon (a `file:` URL or a Windows drive keeps its own).
+ * @throws ConfigError naming `variable` when the syntax is wrong.
+ */
+export function parseImportPath(variable: string, value: string): ImportPath {
+  const colon = value.lastIndexOf(':');
+  const module = value.slice(0, colon);
+  const attribute = value.slice(colon + 1);
+  if (colon <= 0 || !ATTRIBUTE.test(attribute) || module === 'file') {
+    throw new ConfigError(variable, value, '`module:attribute`, e.g. `./tracing.mjs:setupTracing` or `my-pkg:hooks.setup`');
+  }
+  return { module, attribute: attribute.split('.') };
+}
+
+/** Where the module of an import path is loaded from, as a URL or specifier `import()` accepts. */
+function moduleUrl(module: string, cwd: string): string {
+  if (module.startsWith('file:')) return module;
+  if (isAbsolute(module)) return pathToFileURL(module).href;
+  const relative = resolve(cwd, module);
+  if (module.startsWith('.') || existsSync(relative)) return pathToFileURL(relative).href;
+  try {
+    // A package name resolves from the app's directory first, like the app's own imports.
+    return pathToFileURL(createRequire(join(cwd, 'noop.js')).resolve(module)).href;
+  } catch {
+    // ESM-only packages (no `require` condition) and our own `@tracehook/register/hooks/*`
+    // resolve through import() from here.
+    return module;
+  }
+}
+
+/**
+ * Imports the module of `value` and returns the function at its attribute.
+ * @throws ConfigError naming `variable` when the module cannot be loaded, the attribute is
+ *   missing or it is not a function.
+ */
+export async function importFunction(variable: string, value: string, cwd = process.cwd()): Promise<(...args: unknown[]) => unknown> {
+  const path = parseImportPath(variable, value);
+  let target: unknown;
+  try {
+    target = await import(moduleUrl(path.module, cwd));
+  } catch (err) {
+    throw new ConfigError(variable, value, 'a module that can be imported', (err as Error).message?.split('\n')[0]);
+  }
+  for (const [i, key] of path.attribute.entries()) {
+    let next = (target as Record<string, unknown> | undefined)?.[key];
+    // A CJS module imported from ESM has its exports under `default` as well.
+    if (next === undefined && i === 0) next = (target as { default?: Record<string, unknown> }).default?.[key];
+    if (next === undefined) {
+      throw new ConfigError(variable, value, `a module that exports \`${path.attribute.join('.')}\``, `\`${path.attribute.slice(0, i + 1).join('.')}\` is missing`);
+    }
+    target = next;
+  }
+  if (typeof target !== 'function') {
+    throw new ConfigError(variable, value, 'an attribute that is a function', `it is ${target === null ? 'null' : typeof target}`);
+  }
+  return target as (...args: unknown[]) => unknown;
+}
