@@ -1,13 +1,15 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TracehookConfig } from '../config/environment.js';
+import { readConfig } from '../config/environment.js';
 
 /**
  * The OTLP trace exporter for `protocol`, required only when chosen (each costs 50–110 ms to
  * import). Endpoint, headers, compression and timeout come from the standard
  * `OTEL_EXPORTER_OTLP_*` variables, which the exporters read themselves.
+ * @param protocol - default: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter"
  */
-export function createOtlpSpanExporter(protocol: TracehookConfig['otlpProtocol']): SpanExporter {
+export function createOtlpSpanExporter(protocol: TracehookConfig['otlpProtocol'] = readConfig().otlpProtocol): SpanExporter {
   switch (protocol) {
     case 'grpc':
       return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter();

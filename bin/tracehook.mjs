@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// `tracehook run …` and `tracehook view …`; see `tracehook --help`.
+import { createRequire } from 'node:module';
+
+const { main } = createRequire(import.meta.url)('../dist/cli/main.js');
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,33 @@
+import { runRun } from './run.js';
+import { runView } from './view.js';
+
+const HELP = `Usage: tracehook <command> [...]
+
+Commands:
+  run [options] app.js [args...]   run an app under the tracing preload (tracehook run --help)
+  view [DIR|FILE...]               print the traces in span files (tracehook view --help)
+
+The preload alone: node --import @tracehook/register app.js`;
+
+/** The `tracehook` command line. @returns the exit code */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'run':
+      return runRun(rest);
+    case 'view':
+      return runView(rest);
+    case '--version':
+      process.stdout.write(`${require('../../package.json').version}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(`${HELP}\n`);
+      return 0;
+    default:
+      process.stderr.write(`tracehook: unknown command ${JSON.stringify(command)}\n${HELP}\n`);
+      return 2;
+  }
+}

@@ -1,0 +1,85 @@
+// The main job: unchanged HTTP and gRPC services under `node --import @tracehook/register`
+// (and `--require`) give connected traces, read back from the span files.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { get, makeTraceparent, readSpans, spansDir, start } from './helpers/fixture.mjs';
+
+async function startBoth(t, preload) {
+  const dir = spansDir(t);
+  const env = { TRACEHOOK_SPANS_DIR: dir };
+  const esm = start('http-app.mjs', { env: { ...env, OTEL_SERVICE_NAME: 'esm-app' }, preload });
+  const cjs = start('grpc-app.cjs', { env: { ...env, OTEL_SERVICE_NAME: 'cjs-app' }, preload });
+  const [[, esmPort], [, cjsPort, grpcPort]] = await Promise.all([esm.ready(), cjs.ready(/listening (\d+) grpc (\d+)/)]);
+  const stop = async () => {
+    esm.kill();
+    cjs.kill();
+    await Promise.all([esm.done, cjs.done]);
+    return readSpans(dir);
+  };
+  t.after(() => {
+    esm.kill('SIGKILL');
+    cjs.kill('SIGKILL');
+  });
+  return { esmPort, cjsPort, grpcPort, stop };
+}
+
+const byService = (spans, name) => spans.filter((s) => s.resource['service.name'] === name);
+
+for (const [form, preload] of [
+  ['--import', ['--import', '@tracehook/register']],
+  ['--require', ['--require', '@tracehook/register']],
+]) {
+  test(`${form}: an incoming traceparent is continued and tracestate kept (ESM and CJS apps)`, async (t) => {
+    const apps = await startBoth(t, preload);
+    const esmIn = makeTraceparent();
+    const cjsIn = makeTraceparent();
+    assert.equal((await get(apps.esmPort, '/', { traceparent: esmIn.traceparent, tracestate: 'vendor=a1,other=b2' })).body, 'ok');
+    assert.equal((await get(apps.cjsPort, '/', { traceparent: cjsIn.traceparent, tracestate: 'vendor=c3' })).body, 'ok');
+    const spans = await apps.stop();
+    for (const [service, incoming, state] of [
+      ['esm-app', esmIn, 'vendor=a1,other=b2'],
+      ['cjs-app', cjsIn, 'vendor=c3'],
+    ]) {
+      const server = byService(spans, service).find((s) => s.kind === 'SERVER');
+      assert.ok(server, `${service} wrote a SERVER span`);
+      assert.equal(server.traceId, incoming.traceId);
+      assert.equal(server.parentSpanId, incoming.spanId);
+      assert.equal(server.traceState, state);
+      assert.equal(server.attributes['http.request.method'], 'GET');
+      assert.equal(server.attributes['http.response.status_code'], 200);
+      assert.equal(server.resource['process.pid'] > 0, true);
+    }
+  });
+
+  test(`${form}: HTTP and gRPC CLIENT spans parent the downstream SERVER spans across processes`, async (t) => {
+    const apps = await startBoth(t, preload);
+    const incoming = makeTraceparent();
+    const headers = { traceparent: incoming.traceparent, tracestate: 'vendor=z9' };
+    assert.equal((await get(apps.esmPort, `/call?port=${apps.cjsPort}`, headers)).body, 'ok');
+    assert.equal((await get(apps.esmPort, `/grpc?port=${apps.grpcPort}`, headers)).body, 'hello fixture');
+    const spans = (await apps.stop()).filter((s) => s.traceId === incoming.traceId);
+    const esm = byService(spans, 'esm-app');
+    const cjs = byService(spans, 'cjs-app');
+
+    const httpClient = esm.find((s) => s.kind === 'CLIENT' && s.attributes['http.request.method'] === 'GET');
+    const httpServer = cjs.find((s) => s.kind === 'SERVER' && s.attributes['http.request.method'] === 'GET');
+    assert.ok(httpClient && httpServer, 'HTTP client and server spans');
+    assert.equal(httpServer.parentSpanId, httpClient.spanId);
+    assert.equal(httpServer.traceState, 'vendor=z9');
+    assert.equal(httpClient.attributes['server.port'], Number(apps.cjsPort));
+
+    const grpcClient = esm.find((s) => s.kind === 'CLIENT' && s.attributes['rpc.system'] === 'grpc');
+    const grpcServer = cjs.find((s) => s.kind === 'SERVER' && s.attributes['rpc.system'] === 'grpc');
+    assert.ok(grpcClient && grpcServer, 'gRPC client and server spans');
+    assert.equal(grpcClient.name, 'grpc.greeter.Greeter/SayHello');
+    assert.equal(grpcServer.parentSpanId, grpcClient.spanId);
+    assert.equal(grpcClient.attributes['rpc.method'], 'SayHello');
+
+    // Each CLIENT span is a child of the ESM app's SERVER span for its request.
+    const esmServers = esm.filter((s) => s.kind === 'SERVER');
+    assert.equal(esmServers.length, 2);
+    for (const client of [httpClient, grpcClient]) {
+      assert.ok(esmServers.some((s) => s.spanId === client.parentSpanId && s.parentSpanId === incoming.spanId));
+    }
+  });
+}
