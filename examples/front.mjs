@@ -4,7 +4,7 @@
 // the stock service (HTTP, STOCK_URL) at the same time, then answers JSON. Listens on
 // 127.0.0.1:$PORT (0 = any free port) and prints "front listening on 127.0.0.1:<port>" once it serves.
 import http from 'node:http';
-import grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
 import { loadPricingPackage } from './support/pricing-proto.mjs';
 
 const { PRICING_ADDR, STOCK_URL } = process.env;

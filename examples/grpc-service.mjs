@@ -1,7 +1,7 @@
 // Usage: PORT=0 node --import @tracehook/register examples/grpc-service.mjs
 // The pricing service of the demo: gRPC demo.Pricing/GetQuote on 127.0.0.1:$PORT (0 = any free
 // port). Prints "grpc-service listening on 127.0.0.1:<port>" once it serves.
-import grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
 import { loadPricingPackage } from './support/pricing-proto.mjs';
 
 const PRICES = { book: 12.5, pen: 1.2, lamp: 24 };

@@ -1,6 +1,6 @@
 // Loads examples/proto/pricing.proto; shared by the gRPC server and its client (the front).
 import protoLoader from '@grpc/proto-loader';
-import grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
 import { fileURLToPath } from 'node:url';
 
 const PROTO_PATH = fileURLToPath(new URL('../proto/pricing.proto', import.meta.url));

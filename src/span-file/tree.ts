@@ -77,7 +77,8 @@ export function renderTrace(trace: Trace): string {
   const walk = (node: SpanNode, lead: string, last: boolean): void => {
     const branch = node.depth === 0 ? (node.missingParentSpanId ? '⋯ ' : '') : last ? '└─ ' : '├─ ';
     rows.push(spanRow(trace, node, lead + branch));
-    const childLead = node.depth === 0 ? lead : lead + (last ? '   ' : '│  ');
+    // Children of a root hang under its name, which the orphan marker pushes right by two.
+    const childLead = node.depth === 0 ? branch.replace(/./g, ' ') : lead + (last ? '   ' : '│  ');
     node.children.forEach((c, i) => walk(c, childLead, i === node.children.length - 1));
   };
   for (const root of trace.roots) walk(root, '', true);
