@@ -1,0 +1,38 @@
+// A local OTLP/HTTP trace receiver on 127.0.0.1:0 for the tests.
+// mode 'accept': stores each POST /v1/traces body and answers 200; 'hang': accepts and never answers.
+import http from 'node:http';
+
+export async function startReceiver(mode = 'accept') {
+  const requests = [];
+  const sockets = new Set();
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({ url: req.url, contentType: req.headers['content-type'], body: Buffer.concat(chunks) });
+      if (mode === 'accept') res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: server.address().port,
+    requests,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/** A loopback port with nothing listening: connections are refused. */
+export async function refusedPort() {
+  const server = http.createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
