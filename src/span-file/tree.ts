@@ -176,7 +176,7 @@ function spanRow(trace: Trace, node: SpanNode, prefix: string): string[] {
   const { span } = node;
   const offsetMs = Number(span.startTimeUnixNano - trace.startTimeUnixNano) / 1e6;
   const notes = [spanDetail(span)];
-  if (span.status.message) notes.push(`"${span.status.message}"`);
+  if (span.status.message) notes.push(JSON.stringify(span.status.message));
   if (node.missingParentSpanId) notes.push(`(parent ${node.missingParentSpanId} not in span files)`);
   return [
     `+${offsetMs.toFixed(1)} ms`,
