@@ -77,9 +77,10 @@ export async function readSpans(paths: readonly string[]): Promise<SpanReadResul
   }
   const result: SpanReadResult = { spans: [], files: [...files].sort(), skipped: [] };
   for (const file of result.files) {
-    const { spans, skipped } = decodeSpanFileText(await readFile(file, 'utf8'), file);
-    result.spans.push(...spans);
-    result.skipped.push(...skipped);
+    const { spans, skipped } = decodeSpanFileText(await readFile(file), file);
+    // A loop, not push(...spans): a big file has more spans than a call can take arguments.
+    for (const span of spans) result.spans.push(span);
+    for (const line of skipped) result.skipped.push(line);
   }
   return result;
 }
@@ -102,21 +103,27 @@ export async function readSpanDir(dir: string): Promise<DecodedSpan[]> {
 }
 
 /**
- * Decodes the whole text of a span file. Exposed for callers that already hold the text (a
- * stream, a test); {@link readSpans} uses it.
+ * Decodes the whole content of a span file. Exposed for callers that already hold it (a stream,
+ * a test); {@link readSpans} uses it with the file's bytes, which keeps files larger than the
+ * longest possible JS string readable.
  */
-export function decodeSpanFileText(text: string, file = ''): { spans: DecodedSpan[]; skipped: SkippedLine[] } {
+export function decodeSpanFileText(content: string | Uint8Array, file = ''): { spans: DecodedSpan[]; skipped: SkippedLine[] } {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   const spans: DecodedSpan[] = [];
   const skipped: SkippedLine[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() === '') continue;
+  let lineNumber = 0;
+  for (let start = 0; start < bytes.length; ) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const line = bytes.toString('utf8', start, end);
+    lineNumber++;
+    start = end + 1;
+    if (line.trim() === '') continue;
     try {
-      spans.push(...decodeSpanLine(lines[i], file));
+      spans.push(...decodeSpanLine(line, file));
     } catch (err) {
-      // The text after the last "\n" is a line still being written, or cut by a kill.
-      const truncated = i === lines.length - 1;
-      skipped.push({ file, line: i + 1, reason: (err as Error).message, truncated });
+      // A line without its newline is still being written, or was cut by a kill.
+      skipped.push({ file, line: lineNumber, reason: (err as Error).message, truncated: newline === -1 });
     }
   }
   return { spans, skipped };

@@ -82,7 +82,7 @@ export function renderTrace(trace: Trace): string {
     node.children.forEach((c, i) => walk(c, childLead, i === node.children.length - 1));
   };
   for (const root of trace.roots) walk(root, '', true);
-  const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
+  const widths = rows[0].map((_, col) => rows.reduce((max, r) => Math.max(max, r[col].length), 0));
   const rightAligned = new Set([0, 3]);
   const lines = rows.map((row) =>
     row
