@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get, makeTraceparent, readSpans, spansDir, start } from './helpers/fixture.mjs';
 
-async function startBoth(t, preload) {
+async function startBoth(t, preload, httpInstrumentation) {
   const dir = spansDir(t);
-  const env = { TRACEHOOK_SPANS_DIR: dir };
+  const env = { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_HTTP_INSTRUMENTATION: httpInstrumentation };
   const esm = start('http-app.mjs', { env: { ...env, OTEL_SERVICE_NAME: 'esm-app' }, preload });
   const cjs = start('grpc-app.cjs', { env: { ...env, OTEL_SERVICE_NAME: 'cjs-app' }, preload });
   const [[, esmPort], [, cjsPort, grpcPort]] = await Promise.all([esm.ready(), cjs.ready(/listening (\d+) grpc (\d+)/)]);
@@ -25,12 +25,15 @@ async function startBoth(t, preload) {
 
 const byService = (spans, name) => spans.filter((s) => s.resource['service.name'] === name);
 
-for (const [form, preload] of [
-  ['--import', ['--import', '@tracehook/register']],
-  ['--require', ['--require', '@tracehook/register']],
+// Every case runs over both HTTP server instrumentations: tracehook's fast one and the stock one.
+for (const [form, preload, http] of [
+  ['--import', ['--import', '@tracehook/register'], 'fast'],
+  ['--require', ['--require', '@tracehook/register'], 'fast'],
+  ['--import', ['--import', '@tracehook/register'], 'stock'],
+  ['--require', ['--require', '@tracehook/register'], 'stock'],
 ]) {
-  test(`${form}: an incoming traceparent is continued and tracestate kept (ESM and CJS apps)`, async (t) => {
-    const apps = await startBoth(t, preload);
+  test(`${form}, ${http} HTTP server spans: an incoming traceparent is continued and tracestate kept (ESM and CJS apps)`, async (t) => {
+    const apps = await startBoth(t, preload, http);
     const esmIn = makeTraceparent();
     const cjsIn = makeTraceparent();
     assert.equal((await get(apps.esmPort, '/', { traceparent: esmIn.traceparent, tracestate: 'vendor=a1,other=b2' })).body, 'ok');
@@ -47,12 +50,15 @@ for (const [form, preload] of [
       assert.equal(server.traceState, state);
       assert.equal(server.attributes['http.request.method'], 'GET');
       assert.equal(server.attributes['http.response.status_code'], 200);
+      assert.equal(server.attributes['url.path'], '/');
+      assert.equal(server.attributes['server.port'], Number(service === 'esm-app' ? apps.esmPort : apps.cjsPort));
+      assert.equal(server.attributes['client.address'], '127.0.0.1');
       assert.equal(server.resource['process.pid'] > 0, true);
     }
   });
 
-  test(`${form}: HTTP and gRPC CLIENT spans parent the downstream SERVER spans across processes`, async (t) => {
-    const apps = await startBoth(t, preload);
+  test(`${form}, ${http} HTTP server spans: HTTP and gRPC CLIENT spans parent the downstream SERVER spans across processes`, async (t) => {
+    const apps = await startBoth(t, preload, http);
     const incoming = makeTraceparent();
     const headers = { traceparent: incoming.traceparent, tracestate: 'vendor=z9' };
     assert.equal((await get(apps.esmPort, `/call?port=${apps.cjsPort}`, headers)).body, 'ok');
@@ -81,5 +87,25 @@ for (const [form, preload] of [
     for (const client of [httpClient, grpcClient]) {
       assert.ok(esmServers.some((s) => s.spanId === client.parentSpanId && s.parentSpanId === incoming.spanId));
     }
+  });
+}
+
+for (const http of ['fast', 'stock']) {
+  test(`${http} HTTP server spans: a 5xx answer is status ERROR; concurrent requests never share a parent`, async (t) => {
+    const apps = await startBoth(t, ['--import', '@tracehook/register'], http);
+    const closedPort = 1; // nothing listens on port 1: the downstream call fails and the app answers 500
+    assert.equal((await get(apps.esmPort, `/call?port=${closedPort}`)).status, 500);
+    const calls = Array.from({ length: 20 }, () => get(apps.esmPort, `/call?port=${apps.cjsPort}`));
+    assert.ok((await Promise.all(calls)).every((r) => r.body === 'ok'));
+    const spans = byService(await apps.stop(), 'esm-app');
+    const failed = spans.find((s) => s.kind === 'SERVER' && s.attributes['http.response.status_code'] === 500);
+    assert.equal(failed.status.code, 'ERROR');
+    const servers = spans.filter((s) => s.kind === 'SERVER' && s.attributes['http.response.status_code'] === 200);
+    const clients = spans.filter((s) => s.kind === 'CLIENT' && s.attributes['server.port'] === Number(apps.cjsPort));
+    assert.equal(servers.length, 20);
+    assert.equal(clients.length, 20);
+    // Each CLIENT span has its own request's SERVER span as parent, in that request's trace.
+    assert.equal(new Set(clients.map((c) => c.parentSpanId)).size, 20);
+    for (const c of clients) assert.equal(servers.find((s) => s.spanId === c.parentSpanId)?.traceId, c.traceId);
   });
 }

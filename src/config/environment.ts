@@ -34,6 +34,8 @@ export interface TracehookConfig {
   propagators: string[];
   /** Instrumentation names (`http`, `grpc`, `express`, …) after `OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS`. */
   instrumentations: string[];
+  /** `TRACEHOOK_HTTP_INSTRUMENTATION`: who makes HTTP SERVER spans; default `fast`. */
+  httpInstrumentation: 'fast' | 'stock';
   /** `OTEL_SERVICE_NAME`, if set. */
   serviceName?: string;
   /** `OTEL_RESOURCE_ATTRIBUTES` as key/value pairs (percent-decoded). */
@@ -144,8 +146,14 @@ export function readConfig(env: Env = process.env): TracehookConfig {
   const disabledInstr = new Set(list('OTEL_NODE_DISABLED_INSTRUMENTATIONS'));
   const instrumentations = (enabled.length > 0 ? enabled : [...DEFAULT_INSTRUMENTATIONS]).filter((n) => !disabledInstr.has(n));
 
+  let httpInstrumentation: TracehookConfig['httpInstrumentation'] = 'fast';
+  const http = str('TRACEHOOK_HTTP_INSTRUMENTATION')?.toLowerCase();
+  if (http === 'stock' || http === 'fast') httpInstrumentation = http;
+  else if (http !== undefined) errors.push(fallback(new ConfigError('TRACEHOOK_HTTP_INSTRUMENTATION', http, '`fast` or `stock`; using fast')));
+
   return {
     disabled,
+    httpInstrumentation,
     strict,
     startupHook: str('TRACEHOOK_STARTUP_HOOK'),
     exporterImportPath: str('TRACEHOOK_EXPORTER_IMPORT_PATH'),

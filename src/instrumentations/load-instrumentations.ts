@@ -7,14 +7,23 @@ type InstrumentationClass = new (config?: Record<string, unknown>) => Instrument
  * Creates the instrumentations named in `names` (the names auto-instrumentations-node uses:
  * `http`, `grpc`, `express`, `pg`, …, i.e. `@opentelemetry/instrumentation-<name>`). Each package
  * is required only when named, so an instrumentation that is not enabled costs nothing.
- * @returns the instances (not yet enabled) and one ConfigError per name that could not be loaded
+ * @param httpServer - `fast`: SERVER spans of node:http/https from {@link FastHttpServerInstrumentation}, the
+ *   stock instrumentation-http keeps the client side; `stock`: instrumentation-http for both
+ * @returns the instances (enabled on creation) and one ConfigError per name that could not be loaded
  */
-export function loadInstrumentations(names: readonly string[]): { instrumentations: Instrumentation[]; errors: ConfigError[] } {
+export function loadInstrumentations(
+  names: readonly string[],
+  httpServer: 'fast' | 'stock' = 'fast',
+): { instrumentations: Instrumentation[]; errors: ConfigError[] } {
   const instrumentations: Instrumentation[] = [];
   const errors: ConfigError[] = [];
   for (const name of names) {
     try {
-      instrumentations.push(new (instrumentationClass(name))(instrumentationConfig(name)));
+      if (name === 'http' && httpServer === 'fast') {
+        const { FastHttpServerInstrumentation } = require('./http/fast-http-server-instrumentation.js') as typeof import('./http/fast-http-server-instrumentation.js');
+        instrumentations.push(new FastHttpServerInstrumentation());
+      }
+      instrumentations.push(new (instrumentationClass(name))(instrumentationConfig(name, httpServer)));
     } catch (err) {
       const e = new ConfigError(
         'OTEL_NODE_ENABLED_INSTRUMENTATIONS',
@@ -39,7 +48,8 @@ function instrumentationClass(name: string): InstrumentationClass {
   return cls[1] as InstrumentationClass;
 }
 
-/** Per-instrumentation options that keep the request path light. */
-function instrumentationConfig(name: string): Record<string, unknown> | undefined {
-  return name === 'http' ? { requireParentforOutgoingSpans: false } : undefined;
+/** Per-instrumentation options; with the fast server side, the stock one keeps only the client side. */
+function instrumentationConfig(name: string, httpServer: 'fast' | 'stock'): Record<string, unknown> | undefined {
+  if (name !== 'http') return undefined;
+  return { requireParentforOutgoingSpans: false, disableIncomingRequestInstrumentation: httpServer === 'fast' };
 }

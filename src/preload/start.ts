@@ -37,7 +37,7 @@ export function start(): Promise<void> | undefined {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(createPropagator(config.propagators));
 
-  const loaded = loadInstrumentations(config.instrumentations);
+  const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation);
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
 
