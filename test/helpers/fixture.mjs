@@ -26,7 +26,7 @@ export function spansDir(t) {
  *   `{ code, signal, stdout, stderr }`, `kill(signal)`.
  */
 export function start(fixture, opts = {}) {
-  const file = fixture.startsWith('/') ? fixture : join(FIXTURES, fixture);
+  const file = fixture === null ? null : fixture.startsWith('/') ? fixture : join(FIXTURES, fixture);
   const preload = opts.preload ?? ['--import', '@tracehook/register'];
   const args = opts.command ?? [...preload, file, ...(opts.args ?? [])];
   const env = { ...process.env, OTEL_LOG_LEVEL: undefined, NODE_OPTIONS: undefined, ...opts.env };
