@@ -30,7 +30,8 @@ Arguments:
                      them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR}
 
 Options:
-  --trace <traceId>  only the trace with this id (32 hex chars; a unique-enough prefix works)
+  --trace <traceId>  only the trace with this id (32 hex chars), or the traces whose id starts
+                     with a shorter prefix
   --json             print {"traces":[...]} as JSON instead (timestamps as decimal strings)
   -h, --help         print this help
 
