@@ -109,3 +109,16 @@ for (const http of ['fast', 'stock']) {
     for (const c of clients) assert.equal(servers.find((s) => s.spanId === c.parentSpanId)?.traceId, c.traceId);
   });
 }
+
+test('fast HTTP server spans: x-request-id becomes tracehook.request.id on the request\'s spans; runtime context stamped', async (t) => {
+  const apps = await startBoth(t, ['--import', '@tracehook/register'], 'fast');
+  assert.equal((await get(apps.esmPort, `/call?port=${apps.cjsPort}`, { 'x-request-id': 'req-42' })).body, 'ok');
+  const spans = byService(await apps.stop(), 'esm-app');
+  const server = spans.find((s) => s.kind === 'SERVER');
+  const client = spans.find((s) => s.kind === 'CLIENT');
+  for (const span of [server, client]) {
+    assert.equal(span.attributes['tracehook.request.id'], 'req-42');
+    assert.equal(span.attributes['process.pid'], span.resource['process.pid']);
+    assert.equal(span.attributes['thread.id'], 0);
+  }
+});

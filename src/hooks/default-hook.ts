@@ -4,12 +4,14 @@ import { createResource } from '../provider/resource.js';
 import { createSampler } from '../provider/sampler.js';
 import { defaultSpanProcessors } from '../provider/span-processors.js';
 import { registerTracerProvider } from '../provider/tracer-provider.js';
+import { RuntimeContextSpanProcessor } from '../processors/runtime-context-span-processor.js';
 
 /**
  * The built-in default tracing startup hook (`TRACEHOOK_STARTUP_HOOK` unset, `default` or `file`):
  * a TracerProvider with the configured sampler and resource and the span processors the
  * environment selects (exporter import path, `OTEL_TRACES_EXPORTER`, else span files under
- * `TRACEHOOK_SPANS_DIR`). Synchronous unless an exporter import path has to be imported, so that
+ * `TRACEHOOK_SPANS_DIR`), preceded by a {@link RuntimeContextSpanProcessor} that stamps pid,
+ * thread id, cluster worker id and request id on every span. Synchronous unless an exporter import path has to be imported, so that
  * `--require` also traces from the app's first line.
  * @throws ConfigError for a bad `TRACEHOOK_EXPORTER_IMPORT_PATH` (as a rejected promise)
  * @see ../shared/reference/003 (Ray's default hook writes spans to files under /tmp/spans)
@@ -17,7 +19,7 @@ import { registerTracerProvider } from '../provider/tracer-provider.js';
 export function setupDefaultTracing(): void | Promise<void> {
   const config = readConfig();
   const register = (spanProcessors: SpanProcessor[]) => {
-    registerTracerProvider({ spanProcessors, sampler: createSampler(config), resource: createResource(config) });
+    registerTracerProvider({ spanProcessors: [new RuntimeContextSpanProcessor(), ...spanProcessors], sampler: createSampler(config), resource: createResource(config) });
   };
   const processors = defaultSpanProcessors(config);
   return Array.isArray(processors) ? register(processors) : processors.then(register);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Span, Tracer, TracerProvider, MeterProvider } from '@opentelemetry/api';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { REQUEST_ID_KEY } from '../../context/request-id.js';
 import { serverRequestAttributes } from './server-attributes.js';
 
 const kSpan = Symbol('tracehook.http.serverSpan');
@@ -21,6 +22,7 @@ type Patched = { prototype: { emit: Emit } };
  * nothing the handler schedules can see another request's span). It ends on the
  * `http.server.response.finish` diagnostics channel, with no per-request listener. Incoming
  * `traceparent`/`tracestate`/`baggage` are extracted with the configured propagators.
+ * An `x-request-id` header becomes the request id of the context (see `withRequestId`).
  * Span name is the method (no route is known to node:http); a 5xx status sets status ERROR.
  * @see OpenTelemetry semantic conventions, "HTTP Server semantic conventions"
  */
@@ -85,7 +87,9 @@ export class FastHttpServerInstrumentation implements Instrumentation {
       if (event !== 'request') return original.apply(this, [event, ...args]);
       const req = args[0] as IncomingMessage;
       const res = args[1] as ServerResponse & { [kSpan]?: Span };
-      const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+      let parent = propagation.extract(ROOT_CONTEXT, req.headers);
+      const requestId = req.headers['x-request-id'];
+      if (typeof requestId === 'string') parent = parent.setValue(REQUEST_ID_KEY, requestId);
       const tracer = (self.tracer ??= self.provider.getTracer(NAME, self.instrumentationVersion));
       const span = tracer.startSpan(req.method ?? 'GET', { kind: SpanKind.SERVER, attributes: serverRequestAttributes(req, scheme) }, parent);
       res[kSpan] = span;
