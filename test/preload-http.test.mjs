@@ -122,3 +122,27 @@ test('fast HTTP server spans: x-request-id becomes tracehook.request.id on the r
     assert.equal(span.attributes['thread.id'], 0);
   }
 });
+
+for (const loader of ['auto', 'true']) {
+  test(`an ES module's default import of @grpc/grpc-js is instrumented (TRACEHOOK_ESM_LOADER=${loader})`, async (t) => {
+    const apps = await startBoth(t, ['--import', '@tracehook/register'], 'fast');
+    const dir = spansDir(t);
+    const result = await start('grpc-esm-client.mjs', { args: [apps.grpcPort], env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_ESM_LOADER: loader } }).done;
+    assert.equal(result.stdout.trim(), 'hello a hello b', result.stderr);
+    const clients = (await readSpans(dir)).filter((s) => s.kind === 'CLIENT');
+    const servers = byService(await apps.stop(), 'cjs-app').filter((s) => s.kind === 'SERVER' && s.attributes['rpc.system'] === 'grpc');
+    assert.equal(clients.length, 2);
+    assert.deepEqual(servers.map((s) => s.parentSpanId).sort(), clients.map((c) => c.spanId).sort());
+  });
+}
+
+test('an ES module\'s named imports of node:http are instrumented', async (t) => {
+  const dir = spansDir(t);
+  const app = start('http-named-imports.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
+  assert.equal((await app.done).code, 0, app.stderr);
+  const spans = await readSpans(dir);
+  const client = spans.find((s) => s.kind === 'CLIENT');
+  const server = spans.find((s) => s.kind === 'SERVER');
+  assert.ok(client && server, 'both spans');
+  assert.equal(server.parentSpanId, client.spanId);
+});

@@ -36,6 +36,11 @@ export interface TracehookConfig {
   instrumentations: string[];
   /** `TRACEHOOK_HTTP_INSTRUMENTATION`: who makes HTTP SERVER spans; default `fast`. */
   httpInstrumentation: 'fast' | 'stock';
+  /**
+   * `TRACEHOOK_ESM_LOADER`: register import-in-the-middle's ESM loader hook. `auto` (default): only
+   * when an instrumentation other than the built-in http and grpc ones is enabled.
+   */
+  esmLoader: 'auto' | 'true' | 'false';
   /** `OTEL_SERVICE_NAME`, if set. */
   serviceName?: string;
   /** `OTEL_RESOURCE_ATTRIBUTES` as key/value pairs (percent-decoded). */
@@ -46,6 +51,16 @@ export interface TracehookConfig {
 
 /** Instrumentations enabled when `OTEL_NODE_ENABLED_INSTRUMENTATIONS` is not set. */
 export const DEFAULT_INSTRUMENTATIONS = ['http', 'grpc'] as const;
+
+/**
+ * Whether the ESM entry registers import-in-the-middle's loader hook: the built-in http and grpc
+ * instrumentations need none (node:http is patched before the app imports it, and CommonJS packages
+ * imported from ESM go through the ESM-CJS bridge), others may target ES-module-only packages.
+ */
+export function wantsEsmLoader(config: Pick<TracehookConfig, 'esmLoader' | 'instrumentations'>): boolean {
+  if (config.esmLoader !== 'auto') return config.esmLoader === 'true';
+  return config.instrumentations.some((name) => !(DEFAULT_INSTRUMENTATIONS as readonly string[]).includes(name));
+}
 
 /** Default of `TRACEHOOK_SPANS_DIR`, as Ray's default startup hook. */
 export const DEFAULT_SPANS_DIR = '/tmp/spans';
@@ -151,9 +166,15 @@ export function readConfig(env: Env = process.env): TracehookConfig {
   if (http === 'stock' || http === 'fast') httpInstrumentation = http;
   else if (http !== undefined) errors.push(fallback(new ConfigError('TRACEHOOK_HTTP_INSTRUMENTATION', http, '`fast` or `stock`; using fast')));
 
+  let esmLoader: TracehookConfig['esmLoader'] = 'auto';
+  const loader = str('TRACEHOOK_ESM_LOADER')?.toLowerCase();
+  if (loader === 'auto' || loader === 'true' || loader === 'false') esmLoader = loader;
+  else if (loader !== undefined) errors.push(fallback(new ConfigError('TRACEHOOK_ESM_LOADER', loader, '`auto`, `true` or `false`; using auto')));
+
   return {
     disabled,
     httpInstrumentation,
+    esmLoader,
     strict,
     startupHook: str('TRACEHOOK_STARTUP_HOOK'),
     exporterImportPath: str('TRACEHOOK_EXPORTER_IMPORT_PATH'),

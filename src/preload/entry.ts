@@ -1,4 +1,4 @@
-import { isDisabled } from '../config/environment.js';
+import { isDisabled, readConfig, wantsEsmLoader } from '../config/environment.js';
 import { getPreloadState } from '../state.js';
 
 /**
@@ -8,4 +8,9 @@ import { getPreloadState } from '../state.js';
  */
 export function shouldStart(): boolean {
   return !isDisabled() && !getPreloadState().started;
+}
+
+/** Whether `register.mjs` should register import-in-the-middle's ESM loader hook (`TRACEHOOK_ESM_LOADER`). */
+export function shouldRegisterEsmLoader(): boolean {
+  return wantsEsmLoader(readConfig());
 }

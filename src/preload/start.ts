@@ -10,6 +10,7 @@ import { readConfig } from '../config/environment.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../hooks/default-hook.js';
+import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { runStartupHook } from '../startup-hook/run-startup-hook.js';
@@ -40,6 +41,14 @@ export function start(): Promise<void> | undefined {
   const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation);
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
+  installEsmCjsBridge();
+  // Patch node:http/https now, so an ES module's named imports of them (`import { get } from
+  // 'node:http'`) are taken from the patched exports.
+  if (config.instrumentations.includes('http')) {
+    require('node:http');
+    require('node:https');
+    require('node:module').syncBuiltinESMExports();
+  }
 
   let hook: void | Promise<void>;
   try {
