@@ -9,6 +9,7 @@ export type StatusCodeInput = SpanStatusCode | 'UNSET' | 'OK' | 'ERROR' | 'unset
 /**
  * The innermost span of the current async context (sampled or not), or undefined when none is
  * active or tracing is off. Never throws.
+ * @see https://opentelemetry.io/docs/specs/otel/trace/api/#get-active-span
  */
 export function currentSpan(): Span | undefined {
   return trace.getActiveSpan();

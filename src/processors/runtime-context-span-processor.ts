@@ -27,18 +27,22 @@ export class RuntimeContextSpanProcessor implements SpanProcessor {
     if (workerId !== undefined) this.attributes[CLUSTER_WORKER_ID_ATTRIBUTE] = workerId;
   }
 
+  /** Sets the runtime attributes, and the request id of `parentContext` if any. */
   onStart(span: Span, parentContext: Context): void {
     span.setAttributes(this.attributes);
     const requestId = getRequestId(parentContext);
     if (requestId !== undefined) span.setAttribute(REQUEST_ID_ATTRIBUTE, requestId);
   }
 
+  /** Nothing to do: the attributes were set at start. */
   onEnd(_span: ReadableSpan): void {}
 
+  /** Resolves at once: nothing is buffered. */
   forceFlush(): Promise<void> {
     return Promise.resolve();
   }
 
+  /** Resolves at once: nothing to release. */
   shutdown(): Promise<void> {
     return Promise.resolve();
   }

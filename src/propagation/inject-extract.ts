@@ -48,6 +48,8 @@ export function injectContext<C extends object = Record<string, string>>(carrier
  * @returns a context whose span context is the remote one (`isRemote: true`; trace id 32 lowercase
  *   hex chars, span id 16, flags, tracestate) and whose baggage is the carrier's; `base` unchanged
  *   when the carrier holds nothing valid or tracing is off. Never throws.
+ * @see https://opentelemetry.io/docs/specs/otel/context/api-propagators/#extract , Ray Serve
+ *   `extract_propagated_context`
  */
 export function extractContext(carrier: object | null | undefined, base: Context = context.active()): Context {
   return contextFromCarrier(carrier, base);
