@@ -5,4 +5,4 @@
 // instrumented through require-in-the-middle; an async startup hook runs without being awaited.
 const { shouldStart } = require('./dist/preload/entry.js');
 
-if (shouldStart()) require('./dist/preload/start.js').start();
+if (shouldStart()) require('./dist/preload.bundle.js').start();

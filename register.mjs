@@ -16,6 +16,6 @@ if (shouldStart()) {
     register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
     acknowledged = waitForAllMessagesAcknowledged;
   }
-  await require('./dist/preload/start.js').start();
+  await require('./dist/preload.bundle.js').start();
   await acknowledged?.();
 }

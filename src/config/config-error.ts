@@ -26,3 +26,11 @@ export class ConfigError extends Error {
     super(`${variable}=${JSON.stringify(value)} is not valid: expected ${accepted}${detail ? ` (${detail})` : ''}`);
   }
 }
+
+/**
+ * True for a ConfigError from any copy of this package: the preload runs from a bundle while a
+ * startup hook may use `@tracehook/register/api`, so `instanceof` would miss the other copy's errors.
+ */
+export function isConfigError(err: unknown): err is ConfigError {
+  return (err as Error | undefined)?.name === 'ConfigError' && typeof (err as ConfigError).variable === 'string';
+}

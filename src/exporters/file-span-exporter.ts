@@ -2,7 +2,6 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { warnOnce } from '../diag/logger.js';
 
@@ -50,6 +49,8 @@ export class FileSpanExporter implements SpanExporter {
         mkdirSync(this.dir, { recursive: true });
         this.fd = openSync(this.path, 'a');
       }
+      // Required at the first export, not at startup: the transformer costs ≈ 40 ms to load.
+      const { JsonTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
       const body = JsonTraceSerializer.serializeRequest(spans);
       if (body) writeSync(this.fd, Buffer.concat([body, NEWLINE]));
       resultCallback({ code: ExportResultCode.SUCCESS });

@@ -1,10 +1,10 @@
-import { context, propagation } from '@opentelemetry/api';
+import { context, propagation, trace } from '@opentelemetry/api';
 import type { TextMapPropagator } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError, isConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { readConfig } from '../config/environment.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
@@ -70,12 +70,17 @@ function activate(config: TracehookConfig, instrumentations: Instrumentation[]):
     return;
   }
   getPreloadState().tracingActive = true;
+  // The instrumentations took the API's proxy provider before the hook ran; a hook that registered
+  // its provider through another copy of @opentelemetry/api (the app's own, or ours unbundled) only
+  // delegated that copy's proxy. Hand them the registered provider itself.
+  const registered = trace.getTracerProvider();
+  for (const i of instrumentations) i.setTracerProvider(registered);
   installExitHandlers(provider as { forceFlush(): Promise<void> }, config.shutdownTimeoutMs);
 }
 
 function failed(err: unknown, config: TracehookConfig, instrumentations: Instrumentation[]): void {
   disable(instrumentations);
-  const error = err instanceof ConfigError ? err : new ConfigError('TRACEHOOK_STARTUP_HOOK', config.startupHook ?? 'default', 'a hook that runs', String((err as Error)?.message ?? err));
+  const error = isConfigError(err) ? err : new ConfigError('TRACEHOOK_STARTUP_HOOK', config.startupHook ?? 'default', 'a hook that runs', String((err as Error)?.message ?? err));
   report([error], config.strict);
 }
 
