@@ -1,0 +1,80 @@
+// Startup: time from spawn() to the first HTTP 200 of the hello-world server, per variant, rounds interleaved.
+// Everything counts: node's own start, the preload, the app's imports, listen, the first request.
+// Usage: node bench/startup.mjs [--quick] [--rounds n] [--variants a,b]
+import { startNode, stop, lineWaiter, delay } from './lib/proc.mjs';
+import { startSink } from './lib/otlp-sink.mjs';
+import { command, helloApp, partition, pick, workspace, VARIANTS } from './lib/variants.mjs';
+import { httpGet } from './lib/http.mjs';
+import { median, medianDiff, order } from './lib/stats.mjs';
+import { row, goal, mainIfRun, log } from './lib/report.mjs';
+
+const NAMES = ['untraced', 'tracehook-files', 'tracehook-disabled', 'tracehook-otlp', 'otel', 'dd-trace'];
+const GOALS = {
+  'tracehook-files': ['≤ +50 ms', (d) => d <= 50],
+  'tracehook-disabled': ['≤ +5 ms', (d) => d <= 5],
+};
+const TIMEOUT_MS = 20_000;
+
+/** One spawn → first 200, in ms. */
+async function once(name, sinks, ws) {
+  const lines = lineWaiter();
+  const port = VARIANTS[name].backend ? sinks[VARIANTS[name].backend].port : undefined;
+  const { args, env } = command(name, helloApp, { port, spansDir: ws.spansDir() });
+  const t0 = performance.now();
+  const child = startNode(args, { env, onLine: lines.onLine });
+  try {
+    const { match } = await lines.wait(child, /^PORT=(\d+)/, TIMEOUT_MS);
+    const res = await httpGet(Number(match[1]), '/', TIMEOUT_MS);
+    if (res.status !== 200) throw new Error(`${name}: first response was ${res.status}`);
+    return res.t - t0;
+  } finally {
+    await stop(child);
+  }
+}
+
+export async function run({ quick = false, rounds, variants } = {}) {
+  const nRounds = rounds ?? (quick ? 3 : 20);
+  log(`startup: ${nRounds} rounds`);
+  const names = pick(NAMES, variants);
+  const { ok, na } = await partition(names);
+  if (!ok.includes('untraced')) throw new Error('startup: the untraced baseline cannot run');
+  const sinks = { otlp: await startSink('accept'), dd: await startSink('accept', { any: true }) };
+  const ws = workspace();
+  const results = [];
+  const deadline = Date.now() + (quick ? 60_000 : 300_000);
+  try {
+    for (let r = 0; r < nRounds && Date.now() < deadline; r++) {
+      const round = {};
+      for (const name of order(ok, r)) {
+        round[name] = await once(name, sinks, ws);
+        await delay(50);
+      }
+      results.push(round);
+      log(`  round ${r + 1}/${nRounds}: ${ok.map((n) => `${n} ${round[n].toFixed(0)}`).join(', ')}`);
+    }
+  } finally {
+    await Promise.all(Object.values(sinks).map((s) => s.close()));
+    ws.cleanup();
+  }
+  const rows = [];
+  for (const name of names) {
+    const measure = 'spawn → first HTTP 200';
+    const g = GOALS[name];
+    if (na[name] !== undefined) {
+      rows.push(row('startup', measure, name, null, 'ms', { goal: g && goal(g[0], NaN), note: 'n/a: ' + na[name] }));
+      continue;
+    }
+    const value = median(results.map((x) => x[name]));
+    const diff = name === 'untraced' ? null : medianDiff(results, name);
+    rows.push(
+      row('startup', measure, name, value, 'ms', {
+        vs: diff === null ? null : { kind: 'diff', value: diff },
+        goal: g && goal(g[0], diff, g[1]),
+        note: `${results.length} rounds`,
+      }),
+    );
+  }
+  return rows;
+}
+
+await mainIfRun(import.meta.url, run);
