@@ -1,9 +1,10 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { warnOnce } from '../diag/logger.js';
+import { packageRoot } from '../package-root.js';
 
 const NEWLINE = Buffer.from('\n');
 
@@ -18,7 +19,7 @@ let serializer: Serializer | undefined;
 function jsonTraceSerializer(): Serializer {
   if (serializer) return serializer;
   try {
-    const bundle = join(dirname(require.resolve('@tracehook/register/package.json')), 'dist', 'otlp-json.bundle.js');
+    const bundle = join(packageRoot(), 'dist', 'otlp-json.bundle.js');
     serializer = (require(bundle) as { JsonTraceSerializer: Serializer }).JsonTraceSerializer;
   } catch {
     serializer = (require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer')).JsonTraceSerializer;

@@ -1,13 +1,16 @@
+import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
 import { importFunction } from './import-path.js';
 import { ConfigError } from '../config/config-error.js';
 
 /** Built-in hooks that can be named without a module, e.g. `TRACEHOOK_STARTUP_HOOK=console`. */
-const BUILT_IN: Record<string, string> = {
-  default: '@tracehook/register/hooks/default:setupTracing',
-  file: '@tracehook/register/hooks/default:setupTracing',
-  console: '@tracehook/register/hooks/console:setupTracing',
-  otlp: '@tracehook/register/hooks/otlp:setupTracing',
-};
+const BUILT_IN: Record<string, string> = { default: 'default', file: 'default', console: 'console', otlp: 'otlp' };
+
+/** `@tracehook/register/hooks/<name>:setupTracing`, as an absolute path that resolves from any directory. */
+function builtInHook(value: string): string | undefined {
+  const name = BUILT_IN[value];
+  return name && `${join(packageRoot(), 'hooks', `${name}.cjs`)}:setupTracing`;
+}
 
 /**
  * Runs the tracing startup hook named by `TRACEHOOK_STARTUP_HOOK`: a function of no arguments,
@@ -16,7 +19,7 @@ const BUILT_IN: Record<string, string> = {
  * @see ../shared/reference/002, 003 (Ray: "called with no args or kwargs")
  */
 export async function runStartupHook(value: string): Promise<void> {
-  const fn = await importFunction('TRACEHOOK_STARTUP_HOOK', BUILT_IN[value] ?? value);
+  const fn = await importFunction('TRACEHOOK_STARTUP_HOOK', builtInHook(value) ?? value);
   try {
     await fn();
   } catch (err) {

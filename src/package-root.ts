@@ -1,0 +1,21 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+let root: string | undefined;
+
+/**
+ * The directory of this package's package.json. Self-reference (`@tracehook/register/...`) cannot
+ * be used from dist/, whose own package.json (marking it CommonJS) has no name, and this code runs
+ * both from dist/<folder>/ and from the preload bundle in dist/, so the root is found by walking up.
+ */
+export function packageRoot(): string {
+  if (root) return root;
+  let dir = __dirname;
+  for (;;) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === '@tracehook/register') return (root = dir);
+    const up = dirname(dir);
+    if (up === dir) return (root = join(__dirname, '..'));
+    dir = up;
+  }
+}
