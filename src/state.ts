@@ -10,8 +10,11 @@ export interface PreloadState {
   tracingActive: boolean;
   /** Resolves when the startup hook has run (or failed). */
   ready?: Promise<void>;
-  /** Flushes every registered provider within the time bound; never rejects. */
-  flush?: (timeoutMs?: number) => Promise<void>;
+  /**
+   * The process is in its `exit` event: only synchronous work still happens, so exporters that
+   * send asynchronously must hand their spans over synchronously (see ExitSafeSpanExporter).
+   */
+  exiting?: boolean;
 }
 
 const STATE_KEY = Symbol.for('tracehook.state');

@@ -46,3 +46,16 @@ for (const backend of ['refuses', 'never answers']) {
     assert.equal(code, 0);
   });
 }
+
+for (const protocol of ['http/protobuf', 'http/json']) {
+  test(`OTLP ${protocol}: spans still queued at process.exit() reach the receiver; exit code kept`, async (t) => {
+    const receiver = await startReceiver();
+    t.after(() => receiver.close());
+    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=t%201' };
+    const { code } = await start('exit-app.mjs', { args: ['exit', '25'], env }).done;
+    assert.equal(code, 3);
+    const spans = receiver.requests.flatMap((r) => decodeExportRequest(JSON.parse(r.body.toString())));
+    assert.deepEqual(spans.map((s) => s.name).sort(), Array.from({ length: 25 }, (_, i) => `work-${i}`).sort());
+    assert.equal(receiver.requests[0].headers['x-tenant'], 't 1');
+  });
+}

@@ -26,6 +26,13 @@ export interface TracehookConfig {
   tracesExporter: 'file' | 'otlp' | 'console' | 'none';
   /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` or `OTEL_EXPORTER_OTLP_PROTOCOL`; default `http/protobuf`. */
   otlpProtocol: 'http/protobuf' | 'http/json' | 'grpc';
+  /**
+   * Where OTLP/HTTP trace requests go: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, else
+   * `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`, else `http://localhost:4318/v1/traces`.
+   */
+  otlpTracesUrl: string;
+  /** `OTEL_EXPORTER_OTLP_HEADERS` then `OTEL_EXPORTER_OTLP_TRACES_HEADERS` (`k=v,k2=v2`, percent-decoded). */
+  otlpHeaders: Record<string, string>;
   /** `TRACEHOOK_SPANS_DIR`; default `/tmp/spans`. */
   spansDir: string;
   /** `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`: the bound on flushing at exit, ms; default 2000. */
@@ -171,9 +178,18 @@ export function readConfig(env: Env = process.env): TracehookConfig {
   if (loader === 'auto' || loader === 'true' || loader === 'false') esmLoader = loader;
   else if (loader !== undefined) errors.push(fallback(new ConfigError('TRACEHOOK_ESM_LOADER', loader, '`auto`, `true` or `false`; using auto')));
 
+  const base = str('OTEL_EXPORTER_OTLP_ENDPOINT')?.replace(/\/+$/, '');
+  const otlpTracesUrl = str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (base ? `${base}/v1/traces` : 'http://localhost:4318/v1/traces');
+  const otlpHeaders = {
+    ...parseKeyValues('OTEL_EXPORTER_OTLP_HEADERS', str('OTEL_EXPORTER_OTLP_HEADERS'), errors),
+    ...parseKeyValues('OTEL_EXPORTER_OTLP_TRACES_HEADERS', str('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), errors),
+  };
+
   return {
     disabled,
     httpInstrumentation,
+    otlpTracesUrl,
+    otlpHeaders,
     esmLoader,
     strict,
     startupHook: str('TRACEHOOK_STARTUP_HOOK'),
@@ -187,23 +203,24 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     propagators,
     instrumentations: [...new Set(instrumentations)],
     serviceName: str('OTEL_SERVICE_NAME'),
-    resourceAttributes: parseResourceAttributes(str('OTEL_RESOURCE_ATTRIBUTES'), errors),
+    resourceAttributes: parseKeyValues('OTEL_RESOURCE_ATTRIBUTES', str('OTEL_RESOURCE_ATTRIBUTES'), errors),
     errors,
   };
 }
 
 /**
  * `key1=value1,key2=value2`, values percent-decoded.
- * @see OpenTelemetry specification, Resource SDK, "Specifying resource information via an environment variable"
+ * @see OpenTelemetry specification, Resource SDK, "Specifying resource information via an environment variable";
+ *   OTLP Exporter, `OTEL_EXPORTER_OTLP_HEADERS`
  */
-function parseResourceAttributes(raw: string | undefined, errors: ConfigError[]): Record<string, string> {
+function parseKeyValues(variable: string, raw: string | undefined, errors: ConfigError[]): Record<string, string> {
   const out: Record<string, string> = {};
   if (!raw) return out;
   for (const pair of raw.split(',')) {
     const eq = pair.indexOf('=');
     const key = pair.slice(0, eq).trim();
     if (eq <= 0 || !key) {
-      errors.push(fallback(new ConfigError('OTEL_RESOURCE_ATTRIBUTES', raw, '`key=value` pairs separated by commas; ignoring the bad pair')));
+      errors.push(fallback(new ConfigError(variable, raw, '`key=value` pairs separated by commas; ignoring the bad pair')));
       continue;
     }
     try {

@@ -4,28 +4,9 @@ import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { warnOnce } from '../diag/logger.js';
-import { packageRoot } from '../package-root.js';
+import { jsonTraceSerializer } from './json-trace-serializer.js';
 
 const NEWLINE = Buffer.from('\n');
-
-type Serializer = (typeof import('@opentelemetry/otlp-transformer'))['JsonTraceSerializer'];
-let serializer: Serializer | undefined;
-
-/**
- * otlp-transformer's JsonTraceSerializer, loaded at the first export rather than at startup: from
- * the build's small bundle of it (dist/otlp-json.bundle.js, ≈ 3 ms) when present, else from the
- * package (≈ 100 ms: it brings protobuf, metrics and logs along).
- */
-function jsonTraceSerializer(): Serializer {
-  if (serializer) return serializer;
-  try {
-    const bundle = join(packageRoot(), 'dist', 'otlp-json.bundle.js');
-    serializer = (require(bundle) as { JsonTraceSerializer: Serializer }).JsonTraceSerializer;
-  } catch {
-    serializer = (require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer')).JsonTraceSerializer;
-  }
-  return serializer;
-}
 
 /**
  * Writes spans to `<dir>/<pid>.jsonl` in the OTLP File Exporter format: JSON Lines, each line one

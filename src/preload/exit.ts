@@ -1,5 +1,6 @@
 import { isMainThread } from 'node:worker_threads';
 import { logDebug } from '../diag/logger.js';
+import { getPreloadState } from '../state.js';
 
 /** What exit handling needs of a TracerProvider (BasicTracerProvider has it). */
 export interface Flushable {
@@ -42,8 +43,9 @@ export function boundedFlush(provider: Flushable, timeoutMs: number): Promise<bo
  * Makes the end of the process lose no ended span, without changing how the process ends:
  * - the event loop drains: flush on `beforeExit`; if the exporter is still busy after `timeoutMs`
  *   the process exits with the exit code it was going to have;
- * - `process.exit()` or the end after `beforeExit`: on `exit`, exports that can finish
- *   synchronously (span files, console) are written before the process ends;
+ * - `process.exit()` or the end after `beforeExit`: on `exit`, the remaining spans are exported
+ *   synchronously (span files and console write; OTLP/HTTP hands them to a sender process, see
+ *   ExitSafeSpanExporter, bounded by `timeoutMs`);
  * - SIGTERM / SIGINT with no handler of the app's: flush (bounded), then the signal is raised again
  *   with no listener left, so the process ends by that signal (status 128+n) as it would have;
  *   with a handler of the app's, the app's handler decides and nothing else changes.
@@ -63,6 +65,7 @@ export function installExitHandlers(provider: Flushable, timeoutMs: number): voi
   });
 
   process.on('exit', () => {
+    getPreloadState().exiting = true;
     try {
       void provider.forceFlush().catch(() => undefined);
     } catch {

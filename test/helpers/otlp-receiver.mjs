@@ -9,7 +9,7 @@ export async function startReceiver(mode = 'accept') {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ url: req.url, contentType: req.headers['content-type'], body: Buffer.concat(chunks) });
+      requests.push({ url: req.url, contentType: req.headers['content-type'], headers: req.headers, body: Buffer.concat(chunks) });
       if (mode === 'accept') res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
     });
   });
