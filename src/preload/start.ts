@@ -76,6 +76,7 @@ function activate(config: TracehookConfig, instrumentations: Instrumentation[]):
   const registered = trace.getTracerProvider();
   for (const i of instrumentations) i.setTracerProvider(registered);
   installExitHandlers(provider as { forceFlush(): Promise<void> }, config.shutdownTimeoutMs);
+  require('../workers/install.js').installWorkerPropagation(config);
 }
 
 function failed(err: unknown, config: TracehookConfig, instrumentations: Instrumentation[]): void {

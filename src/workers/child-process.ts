@@ -1,0 +1,270 @@
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
+import { isDisabled } from '../config/environment.js';
+import { logDebug } from '../diag/logger.js';
+import { injectToCarrier } from '../propagation/carrier-record.js';
+import type { MessagingSystem } from './messaging-spans.js';
+import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
+import { appendNodeOption, argsMentionPreload, IPC_ENTRY, isNodeExecutable, mentionsPreload, nodeOptionsWithPreload, scriptOf } from './preload-flags.js';
+import type { EarlyIpcState, IpcCarrierMessage } from './protocol.js';
+import { EARLY_IPC_KEY, IPC_CMD, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
+
+/**
+ * Child processes and cluster workers.
+ * - Every child started with `spawn`/`fork`/`exec`/`execFile` (all through
+ *   `ChildProcess.prototype.spawn`) or `spawnSync`/`execFileSync`/`execSync` gets the active
+ *   context as `TRACEPARENT`/`TRACESTATE`/`BAGGAGE` (the OpenTelemetry environment-variable carrier),
+ *   and a child that runs Node.js without the preload in its arguments gets it appended to
+ *   `NODE_OPTIONS` (the app's own options kept).
+ * - Over IPC (`send()` / `'message'`, both directions, cluster included), a message sent from a
+ *   traced context is preceded by a hidden {@link IpcCarrierMessage}; the receiver's listeners run
+ *   inside a CONSUMER span, child of the sender's PRODUCER span.
+ */
+
+const INSTRUMENTED = Symbol('tracehook.ipc');
+const PATCHED = Symbol('tracehook.childProcess');
+const PROPAGATION_VARIABLES = ['TRACEPARENT', 'TRACESTATE', 'BAGGAGE'] as const;
+
+/** `TRACEPARENT` this process was started with: a child env holding it inherited it, it was not set by the app. */
+let inheritedTraceparent: string | undefined;
+
+type Env = Record<string, string | undefined>;
+
+/** Changes to a child's environment: a value to set, or null to delete. */
+type EnvChanges = Map<string, string | null>;
+
+/**
+ * The environment changes for a child. `get` reads the child's environment as the app built it.
+ * @param runsNode - the child runs Node.js (`process.execPath`, or `node` on the PATH)
+ * @param args - the child's arguments after the executable
+ * @param ipc - the child has an IPC channel: it also gets the early IPC hook (ipc-entry.ts)
+ */
+function envChanges(get: (name: string) => string | undefined, runsNode: boolean, args: readonly string[], ipc = false): EnvChanges {
+  const changes: EnvChanges = new Map();
+  const disabled = isDisabled({ TRACEHOOK_DISABLED: get('TRACEHOOK_DISABLED'), OTEL_SDK_DISABLED: get('OTEL_SDK_DISABLED') });
+  if (runsNode && !disabled) {
+    let nodeOptions = get('NODE_OPTIONS');
+    if (!argsMentionPreload(args)) nodeOptions = nodeOptionsWithPreload(nodeOptions);
+    if (ipc && !nodeOptions?.includes(IPC_ENTRY)) nodeOptions = appendNodeOption(nodeOptions, '--require', IPC_ENTRY);
+    if (nodeOptions !== get('NODE_OPTIONS')) changes.set('NODE_OPTIONS', nodeOptions as string);
+  }
+  const active = context.active();
+  const spanContext = trace.getSpanContext(active);
+  const traceparent = get('TRACEPARENT');
+  // A TRACEPARENT the app set itself (not the one this process inherited) is the app's decision.
+  if (spanContext !== undefined && isSpanContextValid(spanContext) && (traceparent === undefined || traceparent === inheritedTraceparent)) {
+    const carrier = injectToCarrier(active);
+    if (carrier !== undefined) {
+      for (const name of PROPAGATION_VARIABLES) changes.set(name, carrier[name.toLowerCase()] ?? null);
+    }
+  }
+  return changes;
+}
+
+function applyToPairs(pairs: string[], changes: EnvChanges): string[] {
+  const kept = pairs.filter((pair) => {
+    const eq = pair.indexOf('=');
+    return !changes.has(eq < 0 ? pair : pair.slice(0, eq));
+  });
+  for (const [name, value] of changes) if (value !== null) kept.push(`${name}=${value}`);
+  return kept;
+}
+
+function pairsGetter(pairs: readonly string[]): (name: string) => string | undefined {
+  return (name) => {
+    const prefix = `${name}=`;
+    for (let i = pairs.length - 1; i >= 0; i--) if (pairs[i].startsWith(prefix)) return pairs[i].slice(prefix.length);
+    return undefined;
+  };
+}
+
+interface SpawnOptions {
+  file?: unknown;
+  args?: unknown;
+  envPairs?: unknown;
+  stdio?: unknown;
+}
+
+type ChildProcessLike = import('node:child_process').ChildProcess & { [INSTRUMENTED]?: true };
+
+/** Installs the parent side: context and preload into every child, IPC on every child's channel. Idempotent. */
+export function installChildProcessParent(): void {
+  const cp = require('node:child_process') as typeof import('node:child_process') & Record<string, unknown>;
+  const proto = cp.ChildProcess.prototype as unknown as { spawn(options: SpawnOptions): unknown; [PATCHED]?: true };
+  if (proto[PATCHED]) return;
+  Object.defineProperty(proto, PATCHED, { value: true });
+  inheritedTraceparent = process.env.TRACEPARENT;
+
+  const spawn = proto.spawn;
+  proto.spawn = function (this: ChildProcessLike, options: SpawnOptions) {
+    let plan: { options: SpawnOptions; system: MessagingSystem; destination: string | undefined } | undefined;
+    try {
+      plan = planSpawn(options);
+    } catch (err) {
+      logDebug('workers', `child process left uninstrumented: ${(err as Error)?.message ?? err}`);
+    }
+    const result = spawn.call(this, plan?.options ?? options);
+    if (plan !== undefined && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination);
+    return result;
+  };
+
+  for (const name of ['spawnSync', 'execFileSync', 'execSync'] as const) {
+    const original = cp[name] as (...args: unknown[]) => unknown;
+    if (typeof original !== 'function') continue;
+    (cp as Record<string, unknown>)[name] = {
+      [name](this: unknown, ...args: unknown[]) {
+        let changed = args;
+        try {
+          changed = withChildEnv(name, args);
+        } catch {
+          // as the app called it
+        }
+        return original.apply(this, changed);
+      },
+    }[name];
+  }
+}
+
+function planSpawn(options: SpawnOptions): { options: SpawnOptions; system: MessagingSystem; destination: string | undefined } | undefined {
+  if (typeof options !== 'object' || options === null) return undefined;
+  const args = Array.isArray(options.args) ? (options.args.slice(1) as string[]) : [];
+  const runsNode = isNodeExecutable(options.file);
+  const destination = runsNode ? scriptOf(args) : typeof options.file === 'string' ? options.file : undefined;
+  if (!Array.isArray(options.envPairs)) return { options, system: 'child_process', destination };
+  const pairs = options.envPairs as string[];
+  const get = pairsGetter(pairs);
+  const system: MessagingSystem = get('NODE_UNIQUE_ID') !== undefined ? 'cluster' : 'child_process';
+  const ipc = Array.isArray(options.stdio) ? options.stdio.includes('ipc') : options.stdio === 'ipc';
+  const changes = envChanges(get, runsNode, args, ipc);
+  if (changes.size === 0) return { options, system, destination };
+  return { options: { ...options, envPairs: applyToPairs(pairs, changes) }, system, destination };
+}
+
+/** The arguments of a `spawnSync` / `execFileSync` / `execSync` call with the child's env changed. */
+function withChildEnv(name: 'spawnSync' | 'execFileSync' | 'execSync', args: unknown[]): unknown[] {
+  let at: number;
+  if (name === 'execSync') at = 1;
+  else if (Array.isArray(args[1]) || args[1] === undefined || args[1] === null) at = 2;
+  else if (typeof args[1] === 'object') at = 1;
+  else return args;
+  const options = args[at] as { env?: Env; shell?: unknown } | undefined | null;
+  if (options !== undefined && options !== null && typeof options !== 'object') return args;
+  const env: Env = options?.env ?? process.env;
+  const childArgs = at === 2 && Array.isArray(args[1]) ? (args[1] as string[]) : [];
+  const runsNode = name !== 'execSync' && !options?.shell && isNodeExecutable(args[0]);
+  const changes = envChanges((n) => env[n], runsNode, childArgs);
+  if (changes.size === 0) return args;
+  const newEnv: Env = { ...env };
+  for (const [key, value] of changes) {
+    if (value === null) delete newEnv[key];
+    else newEnv[key] = value;
+  }
+  const changed = args.slice();
+  while (changed.length < at) changed.push(undefined);
+  changed[at] = { ...options, env: newEnv };
+  return changed;
+}
+
+/**
+ * The child side: when this process has an IPC channel (forked, or a cluster worker), its
+ * `process.send` / `'message'` carry context like the parent's.
+ */
+export function installChildProcessChild(): void {
+  const target = process as unknown as ChildProcessLike;
+  if (typeof target.send !== 'function') return;
+  const system: MessagingSystem = process.env.NODE_UNIQUE_ID !== undefined ? 'cluster' : 'child_process';
+  const early = (globalThis as typeof globalThis & { [EARLY_IPC_KEY]?: EarlyIpcState })[EARLY_IPC_KEY];
+  let initial: IpcState | undefined;
+  if (early !== undefined) {
+    early.adopted = true;
+    initial = { sent: 0, received: early.received, carriers: early.carriers };
+  }
+  instrumentIpc(target, system, process.argv[1], initial);
+}
+
+interface IpcState {
+  /** User messages sent on this channel. */
+  sent: number;
+  /** User messages emitted as `'message'` on this side. */
+  received: number;
+  /** Carriers received, by the number of the user message they precede. */
+  carriers: Map<number, IpcCarrierMessage>;
+}
+
+const MAX_PENDING_CARRIERS = 1024;
+const noop = (): void => undefined;
+
+type Send = (message: unknown, ...rest: unknown[]) => boolean;
+type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
+
+/**
+ * Hooks one IPC endpoint (a ChildProcess in the parent, `process` in the child): `send()` of a
+ * user message from a traced context first sends the carrier as an internal message; `'message'`
+ * events run inside the CONSUMER span of the carrier with the same number, others on an empty
+ * trace stack. `ChildProcess#send` is set per instance when the channel is set up, so this is
+ * per instance too.
+ */
+function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destination: string | undefined, initial?: IpcState): void {
+  if (Object.prototype.hasOwnProperty.call(target, INSTRUMENTED)) return;
+  Object.defineProperty(target, INSTRUMENTED, { value: true });
+  const state: IpcState = initial ?? { sent: 0, received: 0, carriers: new Map() };
+
+  const send = target.send as unknown as Send;
+  target.send = function (this: unknown, message: unknown, ...rest: unknown[]) {
+    if (isInternalIpcMessage(message)) return send.call(this, message, ...rest);
+    const seq = state.sent + 1;
+    const outgoing = startSend(system, destination, 'send');
+    if (outgoing !== undefined) {
+      // A callback, so that a closed channel reports through the app's own send, not twice.
+      const carrierMessage: IpcCarrierMessage = { cmd: IPC_CMD, v: PROTOCOL_VERSION, seq, carrier: outgoing.carrier, id: outgoing.id };
+      try {
+        send.call(this, carrierMessage, noop);
+      } catch {
+        // the user's send below reports the same failure
+      }
+    }
+    let result: boolean;
+    try {
+      result = send.call(this, message, ...rest);
+    } catch (err) {
+      if (outgoing !== undefined) {
+        try {
+          send.call(this, { cmd: IPC_CMD, v: PROTOCOL_VERSION, seq, cancel: true }, noop);
+        } catch {
+          // the channel is gone: so is the carrier
+        }
+        endSend(outgoing, err);
+      }
+      throw err;
+    }
+    state.sent = seq;
+    if (outgoing !== undefined) endSend(outgoing);
+    return result;
+  } as typeof target.send;
+
+  const emit = target.emit as Emit;
+  target.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
+    if (event === 'internalMessage') {
+      const message = args[0];
+      if (isIpcCarrier(message) && message.v === PROTOCOL_VERSION) receiveCarrier(state, message);
+      return emit.call(this, event, ...args);
+    }
+    if (event !== 'message') return emit.call(this, event, ...args);
+    const seq = ++state.received;
+    const carried = state.carriers.get(seq);
+    if (carried === undefined) return runFresh(() => emit.call(this, event, ...args));
+    state.carriers.delete(seq);
+    return runProcess(system, destination, 'message', carried.carrier, carried.id, () => emit.call(this, event, ...args));
+  } as typeof target.emit;
+}
+
+function receiveCarrier(state: IpcState, message: IpcCarrierMessage): void {
+  if (message.cancel) {
+    state.carriers.delete(message.seq);
+    return;
+  }
+  if (message.seq <= state.received) return;
+  if (state.carriers.size >= MAX_PENDING_CARRIERS) {
+    for (const seq of state.carriers.keys()) if (seq <= state.received || state.carriers.size >= MAX_PENDING_CARRIERS) state.carriers.delete(seq);
+  }
+  state.carriers.set(message.seq, message);
+}

@@ -1,0 +1,55 @@
+import { isMainThread } from 'node:worker_threads';
+import type { TracehookConfig } from '../config/environment.js';
+import { logWarn } from '../diag/logger.js';
+import { installChildProcessChild, installChildProcessParent } from './child-process.js';
+import { installPoolMain } from './pool-main.js';
+import { installPoolWorker, onPoolStartup } from './pool-worker.js';
+import { enterStartupContext, environmentCarrier } from './startup-context.js';
+import { flushWorkersSync, installWorkerThreadsMain } from './worker-threads-main.js';
+import { installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
+
+const INSTALLED = Symbol.for('tracehook.workers.installed');
+
+/**
+ * Makes the trace cross into worker threads, child processes, cluster workers and worker pools
+ * started from this thread, and continues the trace of whoever started this one. Called once per
+ * thread by the preload, after the TracerProvider is registered and before the app's first line.
+ * Never throws: a part that cannot be installed is logged and left out.
+ * @see docs/workers.md
+ */
+export function installWorkerPropagation(config: TracehookConfig): void {
+  const g = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
+  if (g[INSTALLED]) return;
+  g[INSTALLED] = true;
+
+  // This thread as the receiving end: a worker thread of an instrumented parent, or a child process.
+  let startupCarrier = undefined;
+  if (isMainThread) {
+    guarded('child process IPC', installChildProcessChild);
+    startupCarrier = environmentCarrier();
+  } else {
+    const data = guarded('worker side', takeEnvironmentData);
+    guarded('worker side', () => installWorkerSide(data, onPoolStartup));
+    if (data?.pool !== undefined) guarded('pool worker', () => installPoolWorker(data.pool!, data.control));
+    startupCarrier = data?.carrier;
+  }
+
+  // This thread as the starting end.
+  guarded('worker_threads', () => installWorkerThreadsMain(config));
+  guarded('child_process', installChildProcessParent);
+  guarded('pools', installPoolMain);
+  guarded('exit', () => process.on('exit', flushWorkersSync));
+  // ES modules import built-ins' named exports once: refresh them with the patched functions.
+  guarded('exports', () => (require('node:module') as typeof import('node:module')).syncBuiltinESMExports());
+
+  guarded('startup context', () => enterStartupContext(startupCarrier));
+}
+
+function guarded<T>(part: string, install: () => T): T | undefined {
+  try {
+    return install();
+  } catch (err) {
+    logWarn('workers', `${part}: not instrumented (${(err as Error)?.message ?? err}); the trace does not cross there`);
+    return undefined;
+  }
+}

@@ -1,0 +1,108 @@
+import { endSpan, markSpanError } from '../context/span-error.js';
+import type { Outgoing } from './messaging-spans.js';
+import { startSend } from './messaging-spans.js';
+import type { PoolName, PoolTaskCarrier } from './protocol.js';
+import { POOL_CARRIER_KEY } from './protocol.js';
+
+/**
+ * The caller side of piscina and tinypool (`pool.run(task)`), without hooking either package:
+ * both represent a task by a `TaskInfo` that extends `AsyncResource` (type `Piscina.Task` /
+ * `Tinypool.Task`), built inside `run()` in the caller's context, and hand it to a worker with
+ * `postTask()`, which calls `taskInfo.releaseTask()` and then posts `{ task, taskId, … }` on a
+ * MessagePort. So:
+ * - `async_hooks.AsyncResource` becomes a subclass whose constructor, for those two types only,
+ *   starts the PRODUCER span `<pool> send` (child of the caller's span) and keeps it on the task;
+ * - `releaseTask()` (the hand-over) ends it and arms the carrier for the next post of that
+ *   `taskId`; `done()` ends it when the task never reached a worker (aborted, pool destroyed);
+ * - `MessagePort.prototype.postMessage` adds the carrier to that internal message (never to the
+ *   user's task); the pool's worker ignores unknown fields.
+ * A task queued behind busy workers keeps its caller's context however late it is posted.
+ */
+
+const PRODUCER = Symbol('tracehook.pool.producer');
+const PATCHED = Symbol('tracehook.pool.patched');
+
+const TASK_TYPES: Record<string, PoolName> = { 'Piscina.Task': 'piscina', 'Tinypool.Task': 'tinypool' };
+
+interface TaskInfoLike {
+  taskId?: unknown;
+  filename?: unknown;
+  [PRODUCER]?: Outgoing;
+}
+
+/** The carrier armed by `releaseTask()` for the post of one task. */
+let armed: { taskId: unknown; value: PoolTaskCarrier } | undefined;
+
+/** Installs the caller side of pools in this thread. Idempotent. */
+export function installPoolMain(): void {
+  const asyncHooks = require('node:async_hooks') as typeof import('node:async_hooks') & { AsyncResource: { [PATCHED]?: true } };
+  if (asyncHooks.AsyncResource[PATCHED]) return;
+  const Original = asyncHooks.AsyncResource;
+
+  class AsyncResource extends Original {
+    constructor(type: string, options?: ConstructorParameters<typeof Original>[1]) {
+      super(type, options);
+      const pool = TASK_TYPES[type];
+      if (pool !== undefined) onTaskCreated(this as TaskInfoLike, pool, new.target.prototype as unknown as Record<PropertyKey, unknown>);
+    }
+
+    // Resources made by Node itself with the original class stay `instanceof AsyncResource`;
+    // subclasses (the pools' TaskInfo) keep the ordinary check.
+    static override [Symbol.hasInstance](value: unknown): boolean {
+      return this === AsyncResource ? value instanceof Original : Function.prototype[Symbol.hasInstance].call(this, value);
+    }
+  }
+  Object.defineProperty(AsyncResource, PATCHED, { value: true });
+  asyncHooks.AsyncResource = AsyncResource;
+
+  const { MessagePort } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function postMessage(this: unknown, message: unknown) {
+    if (armed !== undefined && typeof message === 'object' && message !== null && (message as { taskId?: unknown }).taskId === armed.taskId) {
+      (message as Record<string, unknown>)[POOL_CARRIER_KEY] = armed.value;
+      armed = undefined;
+    }
+    return Reflect.apply(post, this, arguments);
+  };
+}
+
+function onTaskCreated(task: TaskInfoLike, pool: PoolName, prototype: Record<PropertyKey, unknown>): void {
+  if (!Object.prototype.hasOwnProperty.call(prototype, PATCHED)) patchTaskInfo(prototype);
+  const outgoing = startSend(pool, undefined, 'run');
+  if (outgoing !== undefined) task[PRODUCER] = outgoing;
+}
+
+function patchTaskInfo(prototype: Record<PropertyKey, unknown>): void {
+  Object.defineProperty(prototype, PATCHED, { value: true });
+  const release = prototype.releaseTask;
+  if (typeof release === 'function') {
+    prototype.releaseTask = function releaseTask(this: TaskInfoLike) {
+      const outgoing = this[PRODUCER];
+      if (outgoing !== undefined) {
+        this[PRODUCER] = undefined;
+        try {
+          if (typeof this.filename === 'string') outgoing.span.setAttribute('messaging.destination.name', this.filename);
+        } catch {
+          // an attribute is not worth failing the hand-over
+        }
+        armed = { taskId: this.taskId, value: { carrier: outgoing.carrier, id: outgoing.id } };
+        endSpan(outgoing.span);
+      } else {
+        armed = undefined;
+      }
+      return release.apply(this, arguments);
+    };
+  }
+  const done = prototype.done;
+  if (typeof done === 'function') {
+    prototype.done = function done_(this: TaskInfoLike, err: unknown) {
+      const outgoing = this[PRODUCER];
+      if (outgoing !== undefined) {
+        this[PRODUCER] = undefined;
+        if (err !== null && err !== undefined) markSpanError(outgoing.span, err);
+        endSpan(outgoing.span);
+      }
+      return done.apply(this, arguments);
+    };
+  }
+}

@@ -1,0 +1,171 @@
+import { threadId } from 'node:worker_threads';
+
+/**
+ * The hidden formats that carry a trace context across threads and processes, and how each side
+ * recognises them. Nothing here imports OpenTelemetry: a carrier is the plain object the
+ * configured propagators write (`{ traceparent, tracestate?, baggage? }`).
+ *
+ * Three channels, three formats (docs/workers.md explains the choice):
+ * - worker_threads `postMessage` (both directions): an {@link Envelope} around the user's value,
+ *   sent only to a peer known to unwrap it (a worker this process started with the preload, or the
+ *   instrumented parent of this worker, as {@link WorkerEnvironmentData} tells it);
+ * - child-process IPC (`send` / `'message'`): a separate {@link IpcCarrierMessage} just before the
+ *   user's message. Node delivers `NODE_`-prefixed messages as `'internalMessage'` and never as
+ *   `'message'`, so a receiver without the preload never sees it;
+ * - piscina / tinypool tasks: a {@link POOL_CARRIER_KEY} field on the pool's own internal task
+ *   message (never on the user's task), which the pool's worker ignores.
+ */
+
+/** Propagation fields as the configured propagators write them (W3C `traceparent`, …). */
+export type Carrier = Record<string, string>;
+
+/** Version of the formats below; a receiver ignores what it does not know. */
+export const PROTOCOL_VERSION = 1;
+
+/** The key that marks an envelope. Its value is {@link PROTOCOL_VERSION}. */
+export const ENVELOPE_KEY = '@tracehook/envelope';
+
+/**
+ * What an instrumented sender posts instead of `value` on a worker_threads channel whose other end
+ * unwraps it. Transferables, SharedArrayBuffers and MessagePorts inside `value` cross as they
+ * would alone (the transfer list is passed unchanged).
+ */
+export interface Envelope {
+  [ENVELOPE_KEY]: typeof PROTOCOL_VERSION;
+  /** The propagation fields of the PRODUCER span. */
+  carrier: Carrier;
+  /** `messaging.message.id`, the same on both sides. */
+  id: string;
+  /** The user's value, exactly as given to `postMessage`. */
+  value: unknown;
+}
+
+export function makeEnvelope(value: unknown, carrier: Carrier, id: string): Envelope {
+  return { [ENVELOPE_KEY]: PROTOCOL_VERSION, carrier, id, value };
+}
+
+/** True for an {@link Envelope} (a structured clone of one). Cheap for every other value. */
+export function isEnvelope(data: unknown): data is Envelope {
+  return typeof data === 'object' && data !== null && (data as Record<string, unknown>)[ENVELOPE_KEY] === PROTOCOL_VERSION;
+}
+
+/** The `cmd` of {@link IpcCarrierMessage}; the `NODE_` prefix makes Node route it to `'internalMessage'`. */
+export const IPC_CMD = 'NODE_TRACEHOOK_CONTEXT';
+
+/**
+ * Sent over an IPC channel just before the user's message number `seq` (1-based count of the
+ * user messages sent on that channel by this side). The receiver counts the `'message'` events it
+ * emits and binds the carrier to the event with the same number, so messages queued by Node until
+ * a listener is added still pair up. `cancel` withdraws the carrier of a message whose `send`
+ * threw.
+ */
+export interface IpcCarrierMessage {
+  cmd: typeof IPC_CMD;
+  v: typeof PROTOCOL_VERSION;
+  seq: number;
+  carrier?: Carrier;
+  id?: string;
+  cancel?: true;
+}
+
+export function isIpcCarrier(message: unknown): message is IpcCarrierMessage {
+  return typeof message === 'object' && message !== null && (message as { cmd?: unknown }).cmd === IPC_CMD;
+}
+
+/** Node's own rule (lib/internal/child_process.js `isInternal`): such messages never reach `'message'`. */
+export function isInternalIpcMessage(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const cmd = (message as { cmd?: unknown }).cmd;
+  return typeof cmd === 'string' && cmd.length > 5 && cmd.startsWith('NODE_');
+}
+
+/** The field added to a pool's internal task message (`{ task, taskId, filename, name }`). */
+export const POOL_CARRIER_KEY = '@tracehook/task';
+
+/** Value of {@link POOL_CARRIER_KEY}. */
+export interface PoolTaskCarrier {
+  carrier: Carrier;
+  id: string;
+}
+
+/** The pools whose task protocol (piscina's, which tinypool forked) is understood. */
+export type PoolName = 'piscina' | 'tinypool';
+
+/** The internal task message of piscina / tinypool, as their workers receive it. */
+export interface PoolTaskMessage {
+  taskId: number;
+  task: unknown;
+  filename?: string;
+  name?: string;
+  [POOL_CARRIER_KEY]?: PoolTaskCarrier;
+}
+
+export function isPoolTaskMessage(message: unknown): message is PoolTaskMessage {
+  return typeof message === 'object' && message !== null && typeof (message as { taskId?: unknown }).taskId === 'number' && 'task' in message;
+}
+
+/** The response a pool worker posts back: `{ taskId, result, error }`. */
+export function isPoolResponse(message: unknown): message is { taskId: number; error?: unknown } {
+  return typeof message === 'object' && message !== null && typeof (message as { taskId?: unknown }).taskId === 'number' && 'result' in message;
+}
+
+/**
+ * Where `dist/workers/ipc-entry.js` (`--require`d into a child with an IPC channel) keeps the
+ * carriers that arrive before the preload listens (`Symbol.for`: that file and the bundled preload
+ * are separate module copies).
+ */
+export const EARLY_IPC_KEY = Symbol.for('tracehook.ipc.early');
+
+/** The state {@link EARLY_IPC_KEY} holds. */
+export interface EarlyIpcState {
+  /** Carriers by the number of the user message they precede. */
+  carriers: Map<number, IpcCarrierMessage>;
+  /** User messages emitted before the preload took over. */
+  received: number;
+  /** Set by the preload: from then on the early hook only passes events through. */
+  adopted: boolean;
+}
+
+/** The key under which a parent passes {@link WorkerEnvironmentData} (`worker_threads.setEnvironmentData`). */
+export const ENV_DATA_KEY = 'tracehook.worker';
+
+/**
+ * What an instrumented parent tells a worker it starts, through `worker_threads` environment data
+ * (cloned into the worker at construction, invisible to the app unless it asks for this key; the
+ * worker deletes it before the app's first line so nested workers never inherit it).
+ * Its presence means: the parent unwraps envelopes.
+ */
+export interface WorkerEnvironmentData {
+  v: typeof PROTOCOL_VERSION;
+  /** The context of the `new Worker()` call; the worker's top level runs in it. */
+  carrier?: Carrier;
+  /** `messaging.destination.name`: the worker script as the app named it. */
+  destination: string;
+  /** Set when the worker is a pool's worker: its messages are the pool's protocol, not the app's. */
+  pool?: PoolName;
+  /** Flush hand-shake, see {@link CONTROL}. */
+  control: Int32Array;
+}
+
+/**
+ * Slots of the shared Int32Array through which a parent asks a worker to flush its spans (before
+ * `terminate()`, and at the parent's exit) without any message on the app's channel:
+ * - REQUEST: the parent increments it and notifies;
+ * - ACK: the worker stores the REQUEST value it has served (after flushing) and notifies;
+ * - IDLE: 1 while a pool worker is blocked waiting for a task, all spans flushed;
+ * - READY: 1 once the worker serves requests.
+ */
+export const CONTROL = { REQUEST: 0, ACK: 1, IDLE: 2, READY: 3, LENGTH: 4 } as const;
+
+let messageCount = 0;
+
+/** A `messaging.message.id` unique in this process tree: `<pid>-<threadId>-<n>`. */
+export function nextMessageId(): string {
+  return `${process.pid}-${threadId}-${++messageCount}`;
+}
+
+/** `Atomics.waitAsync` (Node.js >= 16; not in the ES2023 lib typings). */
+export type WaitAsyncResult = { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+
+/** `Atomics.waitAsync`, or undefined where the runtime lacks it. */
+export const waitAsync = (Atomics as unknown as { waitAsync?: (array: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult }).waitAsync;

@@ -1,0 +1,60 @@
+import { context, isSpanContextValid, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import { contextFromCarrier } from '../propagation/carrier-record.js';
+import type { Carrier } from './protocol.js';
+
+interface EnteringContextManager {
+  attach?(ctx: Context): unknown;
+  _asyncLocalStorage?: { enterWith(ctx: Context): void };
+}
+
+/**
+ * Makes `ctx` the active context for the rest of the current synchronous execution and everything
+ * it schedules (AsyncLocalStorage `enterWith`). Called by the preload, before the app's first line,
+ * this makes the app's top level run inside `ctx` (seen from both `--import` and `--require`, ESM
+ * and CommonJS entries, main thread and workers).
+ * @returns false when the registered context manager cannot do it (one a startup hook replaced)
+ */
+export function enterContext(ctx: Context): boolean {
+  try {
+    const manager = (context as unknown as { _getContextManager?(): EnteringContextManager })._getContextManager?.();
+    if (typeof manager?.attach === 'function') {
+      manager.attach(ctx);
+      return true;
+    }
+    if (typeof manager?._asyncLocalStorage?.enterWith === 'function') {
+      manager._asyncLocalStorage.enterWith(ctx);
+      return true;
+    }
+  } catch {
+    // A context manager we do not know: the app simply starts without a parent.
+  }
+  return false;
+}
+
+/**
+ * Enters the context a parent handed over (a `TRACEPARENT` environment carrier, or a worker's
+ * creation carrier), if it holds a valid span context.
+ * @returns true when a context was entered
+ */
+export function enterStartupContext(carrier: Carrier | undefined): boolean {
+  if (carrier === undefined) return false;
+  const ctx = contextFromCarrier(carrier, ROOT_CONTEXT);
+  const spanContext = trace.getSpanContext(ctx);
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return false;
+  return enterContext(ctx);
+}
+
+/**
+ * The environment-variable carrier of this process (`TRACEPARENT`, `TRACESTATE`, `BAGGAGE`) as
+ * propagation fields, or undefined when `TRACEPARENT` is not set.
+ * @see https://opentelemetry.io/docs/specs/otel/context/env-carriers/
+ */
+export function environmentCarrier(env: NodeJS.ProcessEnv = process.env): Carrier | undefined {
+  const traceparent = env.TRACEPARENT;
+  if (!traceparent) return undefined;
+  const carrier: Carrier = { traceparent };
+  if (env.TRACESTATE) carrier.tracestate = env.TRACESTATE;
+  if (env.BAGGAGE) carrier.baggage = env.BAGGAGE;
+  return carrier;
+}

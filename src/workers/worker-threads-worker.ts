@@ -1,0 +1,182 @@
+import { boundedFlush } from '../preload/exit.js';
+import { getRegisteredProvider } from '../provider/tracer-provider.js';
+import { endSend, markProcessError, runFresh, runProcess, startSend } from './messaging-spans.js';
+import type { PoolName, WorkerEnvironmentData } from './protocol.js';
+import { CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
+
+/**
+ * The worker side of worker_threads, installed by the preload in a worker thread before the app's
+ * first line: `parentPort` listeners (`on`, `once`, `addEventListener`, `onmessage`) run each
+ * message in the context it carries (else on an empty trace stack); `parentPort.postMessage()` from
+ * a traced context sends an envelope when the parent unwraps them; the parent's flush requests are
+ * served; the worker's top level runs in the context of the `new Worker()` call.
+ */
+
+/** `Symbol.for`: Node's own key (lib/internal/event_target.js) for the dispatch every message goes through. */
+const kHybridDispatch = Symbol.for('nodejs.internal.kHybridDispatch');
+
+type Dispatch = (this: unknown, data: unknown, type: string, event: unknown) => unknown;
+type Listener = (...args: unknown[]) => unknown;
+type PortLike = import('node:worker_threads').MessagePort & { [kHybridDispatch]?: Dispatch };
+
+/**
+ * Takes this worker's {@link WorkerEnvironmentData} and deletes it, so that workers the app starts
+ * from here never inherit it.
+ * @returns undefined when the parent is not instrumented
+ */
+export function takeEnvironmentData(): WorkerEnvironmentData | undefined {
+  const wt = require('node:worker_threads') as typeof import('node:worker_threads');
+  const data = wt.getEnvironmentData(ENV_DATA_KEY) as WorkerEnvironmentData | undefined;
+  if (data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
+  return data?.v === PROTOCOL_VERSION ? data : undefined;
+}
+
+/**
+ * Hooks `parentPort`. With `data` (an instrumented parent) messages to the parent carry context
+ * and the flush hand-shake is served; a pool worker's port is left to {@link onPoolStartup}.
+ * @param onPoolStartup - called with the pool's start-up message (it holds the task port)
+ */
+export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoolStartup?: (pool: PoolName, message: unknown) => void): void {
+  const wt = require('node:worker_threads') as typeof import('node:worker_threads');
+  const port = wt.parentPort as PortLike | null;
+  if (port === null) return;
+  if (data !== undefined) serveFlushRequests(data.control);
+
+  if (data?.pool !== undefined) {
+    const pool = data.pool;
+    let started = false;
+    hookDispatch(port, (dispatch, message) => {
+      if (!started && onPoolStartup !== undefined) {
+        started = true;
+        try {
+          onPoolStartup(pool, message);
+        } catch {
+          // The pool runs untraced rather than not at all.
+        }
+      }
+      return dispatch(message);
+    });
+    return;
+  }
+
+  const destination = data?.destination ?? process.argv[1] ?? '[worker]';
+  hookDispatch(port, (dispatch, message) => {
+    if (isEnvelope(message)) return runProcess('worker_threads', destination, 'message', message.carrier, message.id, () => dispatch(message.value));
+    return runFresh(() => dispatch(message));
+  });
+  markListenerErrors(port);
+  if (data !== undefined) envelopeOutgoing(port, destination);
+}
+
+/**
+ * Routes every `'message'` dispatch of `port` through `around`. `emitMessage` (the C++ → JS entry
+ * of every port) and `emit()` both call `port[kHybridDispatch]`, so an own property there sees
+ * each message before any listener, whichever way the listener was added.
+ */
+function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unknown, data: unknown) => unknown): void {
+  const original = port[kHybridDispatch];
+  if (typeof original !== 'function') return;
+  port[kHybridDispatch] = function dispatchMessage(this: unknown, data: unknown, type: string, event: unknown) {
+    if (type !== 'message' || event !== undefined) return original.call(this, data, type, event);
+    return around((value) => original.call(this, value, type, event), data);
+  };
+}
+
+/**
+ * An EventTarget catches what a listener throws and re-throws it on the next tick, after the
+ * CONSUMER span has ended: wrap `'message'` listeners to mark the span ERROR first. Removal maps
+ * the app's function to its wrapper, so `off`/`removeEventListener` work as before.
+ */
+function markListenerErrors(port: PortLike): void {
+  const wrappers = new WeakMap<Listener, Listener>();
+  const add = port.addEventListener;
+  const remove = port.removeEventListener;
+  const wrap = (listener: Listener): Listener => {
+    let wrapped = wrappers.get(listener);
+    if (wrapped === undefined) {
+      wrapped = function (this: unknown, ...args: unknown[]) {
+        try {
+          return listener.apply(this, args);
+        } catch (err) {
+          markProcessError(err);
+          throw err;
+        }
+      };
+      wrappers.set(listener, wrapped);
+    }
+    return wrapped;
+  };
+  Object.defineProperty(port, 'addEventListener', {
+    configurable: true,
+    writable: true,
+    value: function addEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
+      const l = type === 'message' && typeof listener === 'function' ? wrap(listener as Listener) : listener;
+      return Reflect.apply(add, this, arguments.length > 2 ? [type, l, options] : [type, l]);
+    },
+  });
+  Object.defineProperty(port, 'removeEventListener', {
+    configurable: true,
+    writable: true,
+    value: function removeEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
+      const l = type === 'message' && typeof listener === 'function' ? (wrappers.get(listener as Listener) ?? listener) : listener;
+      return Reflect.apply(remove, this, arguments.length > 2 ? [type, l, options] : [type, l]);
+    },
+  });
+}
+
+function envelopeOutgoing(port: PortLike, destination: string): void {
+  const post = port.postMessage;
+  Object.defineProperty(port, 'postMessage', {
+    configurable: true,
+    writable: true,
+    value: function postMessage(this: unknown, value: unknown, transferList?: unknown) {
+      const outgoing = startSend('worker_threads', destination, 'postMessage');
+      if (outgoing === undefined) return Reflect.apply(post, this, arguments);
+      try {
+        Reflect.apply(post, this, [makeEnvelope(value, outgoing.carrier, outgoing.id), transferList]);
+      } catch (err) {
+        endSend(outgoing, err);
+        throw err;
+      }
+      endSend(outgoing);
+    },
+  });
+}
+
+/**
+ * Flushes this thread's spans, resolving when done or after `timeoutMs`. For span files the spans
+ * are written before this returns (the file exporter writes synchronously). Never rejects.
+ */
+export function flushSpans(timeoutMs: number): Promise<unknown> {
+  const provider = getRegisteredProvider();
+  if (!provider?.forceFlush) return Promise.resolve();
+  return boundedFlush(provider as { forceFlush(): Promise<void> }, timeoutMs);
+}
+
+/** Marks every flush request so far served (the caller has flushed). */
+export function acknowledgeFlush(control: Int32Array): void {
+  Atomics.store(control, CONTROL.ACK, Atomics.load(control, CONTROL.REQUEST));
+  Atomics.notify(control, CONTROL.ACK);
+}
+
+/**
+ * Waits for flush requests with `Atomics.waitAsync` (no message on any port of the app's, and it
+ * does not keep the worker alive), flushes, acknowledges.
+ */
+function serveFlushRequests(control: Int32Array): void {
+  if (waitAsync === undefined) return;
+  const waitFor = waitAsync;
+  Atomics.store(control, CONTROL.READY, 1);
+  const wait = (): void => {
+    const waited = waitFor(control, CONTROL.REQUEST, Atomics.load(control, CONTROL.ACK));
+    const serve = (): void => {
+      void flushSpans(1000).then(() => {
+        acknowledgeFlush(control);
+        wait();
+      });
+    };
+    if (waited.async) void waited.value.then(serve);
+    else serve();
+  };
+  wait();
+}
