@@ -1,0 +1,65 @@
+// Worker pools: piscina's and tinypool's run(task) carry the caller's context into the task
+// function, which runs inside a CONSUMER span child of the caller's PRODUCER span.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readSpans, run, spansDir } from './helpers/fixture.mjs';
+import { indexSpans } from './fixtures/workers/spans.mjs';
+
+/** Checks the trace of every task of a pool fixture; returns the CONSUMER spans. */
+function assertTaskTraces(spans, system, count) {
+  const idx = indexSpans(spans);
+  const consumers = idx.named(`${system} process`);
+  assert.equal(idx.named(`${system} send`).length, count, 'one PRODUCER span per task');
+  assert.equal(consumers.length, count, 'one CONSUMER span per task');
+  const traces = new Set();
+  for (let i = 0; i < count; i++) {
+    const caller = idx.one(`caller ${i}`);
+    const task = idx.one(`task ${i}`);
+    const consumer = idx.parent(task);
+    assert.equal(consumer?.name, `${system} process`, `task ${i} runs inside its CONSUMER span`);
+    assert.equal(consumer.kind, 'CONSUMER');
+    const producer = idx.parent(consumer);
+    assert.equal(producer?.name, `${system} send`, `task ${i}: CONSUMER is the child of a PRODUCER span`);
+    assert.equal(producer.kind, 'PRODUCER');
+    assert.equal(producer.parentSpanId, caller.spanId, `task ${i}: the PRODUCER span is its own caller's`);
+    assert.equal(task.traceId, caller.traceId);
+    traces.add(caller.traceId);
+    assert.equal(consumer.attributes['messaging.system'], system);
+    assert.equal(consumer.attributes['messaging.operation.type'], 'process');
+    assert.equal(producer.attributes['messaging.operation.type'], 'send');
+    assert.equal(consumer.attributes['messaging.message.id'], producer.attributes['messaging.message.id']);
+    assert.match(consumer.attributes['messaging.destination.name'], /pool-task\.cjs$/);
+    assert.equal(producer.attributes['messaging.destination.name'], consumer.attributes['messaging.destination.name']);
+    assert.notEqual(consumer.resource['thread.id'], 0, 'the task ran in a worker thread');
+    assert.equal(consumer.attributes['thread.id'], consumer.resource['thread.id']);
+    assert.equal(consumer.status.code, i % 100 === 99 ? 'ERROR' : 'UNSET', `task ${i}: a task that throws marks its CONSUMER span ERROR`);
+  }
+  assert.equal(traces.size, count, 'each task from its own trace');
+  return consumers;
+}
+
+test('piscina: 1000 concurrent tasks on 4 workers, each CONSUMER span the child of its own caller\'s PRODUCER span (CJS app)', async (t) => {
+  const dir = spansDir(t);
+  const result = await run('workers/piscina-pool.cjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^done 990 10 4$/m, 'every task got its own input back; 4 workers ran them');
+  const consumers = assertTaskTraces(await readSpans(dir), 'piscina', 1000);
+  assert.equal(new Set(consumers.map((s) => s.resource['thread.id'])).size, 4, 'spans of all 4 workers reached the span files');
+});
+
+test('tinypool: 200 concurrent tasks on 2 workers from an ES module, each CONSUMER span the child of its own caller\'s PRODUCER span', async (t) => {
+  const dir = spansDir(t);
+  const result = await run('workers/tinypool-pool.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /^done 198 2 2$/m);
+  assertTaskTraces(await readSpans(dir), 'tinypool', 200);
+});
+
+test('piscina: tasks run from a context with no span carry nothing and run on an empty trace stack', async (t) => {
+  const dir = spansDir(t);
+  const result = await run('workers/piscina-pool.cjs', { env: { TRACEHOOK_SPANS_DIR: dir }, args: ['20', 'untraced'] });
+  assert.equal(result.code, 0, result.stderr);
+  const idx = indexSpans(await readSpans(dir));
+  assert.equal(idx.named(/^piscina /).length, 0, 'no PRODUCER or CONSUMER span');
+  for (const task of idx.named(/^task /)) assert.equal(task.parentSpanId, undefined, `${task.name} is a root: no stale context leaked in`);
+});
