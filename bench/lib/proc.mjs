@@ -109,7 +109,12 @@ export function lineWaiter() {
         const tail = (firstError >= 0 ? errLines.slice(firstError, firstError + 3) : errLines.slice(-6)).join('\n');
         reject(new Error(`${why}${tail ? `; stderr:\n${tail}` : ''}`));
       };
-      const onExit = (code, sig) => setImmediate(() => fail(`exited (${sig ?? code}) before printing ${re}`));
+      // stdout may still hold the line when 'exit' fires: fail only once the stream has ended.
+      const onExit = (code, sig) => {
+        const why = `exited (${sig ?? code}) before printing ${re}`;
+        if (child.stdout.readableEnded || child.stdout.destroyed) setImmediate(() => fail(why));
+        else child.stdout.once('close', () => setImmediate(() => fail(why)));
+      };
       const timer = setTimeout(() => fail(`no ${re} within ${timeoutMs} ms`), timeoutMs);
       function cleanup() {
         clearTimeout(timer);

@@ -82,18 +82,22 @@ function positive(flag, v) {
   return n;
 }
 
-/** Runs a scenario file's `run` when the file is executed directly, printing its rows as a table. */
-export async function mainIfRun(metaUrl, run) {
-  if (process.argv[1] !== fileURLToPath(metaUrl)) return;
+/** Runs `fn`; on error prints it and sets exit code 1; always kills every child left. */
+export async function killAllOnExit(fn) {
   try {
-    const rows = await run(parseFlags());
-    console.log(table(rows));
+    await fn();
   } catch (err) {
     console.error(err);
     process.exitCode = 1;
   } finally {
     killAll();
   }
+}
+
+/** Runs a scenario file's `run` when the file is executed directly, printing its rows as a table. */
+export async function mainIfRun(metaUrl, run) {
+  if (process.argv[1] !== fileURLToPath(metaUrl)) return;
+  await killAllOnExit(async () => console.log(table(await run(parseFlags()))));
 }
 
 export const log = (...a) => console.error(...a);

@@ -1,0 +1,2 @@
+// A piscina task that does nothing.
+module.exports = (x) => x;

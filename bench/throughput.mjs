@@ -1,0 +1,135 @@
+// Throughput: the hello-world server under autocannon (-c 50, keep-alive), every request traced. Per round each
+// variant gets a fresh server, a warm-up run (discarded) and a measured run; ratios are taken against untraced in
+// the same round. Receivers run in their own process so draining spans does not slow autocannon down.
+// Usage: node bench/throughput.mjs [--quick] [--rounds n] [--duration s] [--variants a,b]
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { startNode, stop, lineWaiter, delay } from './lib/proc.mjs';
+import { startSinkProcess } from './lib/otlp-sink.mjs';
+import { command, helloApp, partition, pick, workspace, VARIANTS } from './lib/variants.mjs';
+import { median, medianRatio, medianDiff, order } from './lib/stats.mjs';
+import { row, goal, mainIfRun, log } from './lib/report.mjs';
+
+const NAMES = ['untraced', 'tracehook-files', 'tracehook-otlp', 'otel', 'dd-trace'];
+const RATIO_GOALS = { 'tracehook-files': 0.75, 'tracehook-otlp': 0.7 };
+const P99_GOAL_MS = 1;
+export const CONNECTIONS = 50;
+
+/** autocannon against 127.0.0.1:port for `seconds`; resolves to its result. */
+export function load(port, seconds, connections = CONNECTIONS) {
+  return new Promise((resolve, reject) => {
+    const inst = autocannon(
+      { url: `http://127.0.0.1:${port}/`, connections, pipelining: 1, duration: seconds, timeout: 10 },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    // Bound: autocannon stops itself after `duration`; this is the backstop.
+    const backstop = setTimeout(() => inst.stop(), (seconds + 15) * 1000);
+    inst.once('done', () => clearTimeout(backstop));
+  });
+}
+
+function dirBytes(dir) {
+  let n = 0;
+  for (const f of readdirSync(dir)) n += statSync(join(dir, f)).size;
+  return n;
+}
+
+async function measure(name, sinks, ws, { warmupS, durationS }) {
+  const v = VARIANTS[name];
+  const sink = v.backend ? sinks[v.backend] : null;
+  const spansDir = ws.spansDir();
+  const { args, env } = command(name, helloApp, { port: sink?.port, spansDir });
+  const lines = lineWaiter();
+  const child = startNode(args, { env, onLine: lines.onLine });
+  try {
+    const { match } = await lines.wait(child, /^PORT=(\d+)/, 20_000);
+    const port = Number(match[1]);
+    await load(port, warmupS);
+    const before = sink ? (await sink.stats())?.bytes : v.tracehook ? dirBytes(spansDir) : 0;
+    const res = await load(port, durationS);
+    await delay(200); // let a pending export land before reading the receiver's counters
+    const after = sink ? (await sink.stats())?.bytes : v.tracehook ? dirBytes(spansDir) : 0;
+    if (res.errors || res.timeouts || res.non2xx) {
+      log(`  ${name}: ${res.errors} errors, ${res.timeouts} timeouts, ${res.non2xx} non-2xx`);
+    }
+    if (child.exitCode !== null) throw new Error(`${name}: server exited during the run`);
+    return {
+      rps: res.requests.total / res.duration,
+      p99: res.latency.p99,
+      // Bytes that reached the receiver (or the span files) per request served: a variant that drops spans shows here.
+      exportedPerRequest: ((after ?? NaN) - (before ?? NaN)) / res.requests.total,
+    };
+  } finally {
+    await stop(child);
+  }
+}
+
+export async function run({ quick = false, rounds, duration, variants } = {}) {
+  const nRounds = rounds ?? (quick ? 1 : 5);
+  const durationS = duration ?? (quick ? 2 : 5);
+  const warmupS = quick ? 1 : 2;
+  log(`throughput: ${nRounds} rounds × ${durationS} s (+${warmupS} s warm-up), ${CONNECTIONS} connections`);
+  const names = pick(NAMES, variants);
+  const { ok, na } = await partition(names);
+  if (!ok.includes('untraced')) throw new Error('throughput: the untraced baseline cannot run');
+  const sinks = { otlp: await startSinkProcess('accept'), dd: await startSinkProcess('accept', { any: true }) };
+  const ws = workspace();
+  const rps = [];
+  const p99 = [];
+  const bytes = [];
+  const deadline = Date.now() + (quick ? 90_000 : 420_000);
+  try {
+    for (let r = 0; r < nRounds && Date.now() < deadline; r++) {
+      const [a, b, c] = [{}, {}, {}];
+      for (const name of order(ok, r)) {
+        const m = await measure(name, sinks, ws, { warmupS, durationS });
+        a[name] = m.rps;
+        b[name] = m.p99;
+        c[name] = m.exportedPerRequest;
+        await delay(200);
+      }
+      rps.push(a);
+      p99.push(b);
+      bytes.push(c);
+      log(`  round ${r + 1}/${nRounds}: ${ok.map((n) => `${n} ${a[n].toFixed(0)}/s p99 ${b[n]} ms`).join(', ')}`);
+    }
+  } finally {
+    await Promise.all(Object.values(sinks).map((s) => s.close()));
+    ws.cleanup();
+  }
+  const rows = [];
+  for (const name of names) {
+    const g = RATIO_GOALS[name];
+    if (na[name] !== undefined) {
+      rows.push(row('throughput', 'requests/s', name, null, 'req/s', { goal: g && goal(`≥ ×${g}`, NaN), note: 'n/a: ' + na[name] }));
+      rows.push(row('throughput', 'p99 latency', name, null, 'ms', { goal: g && goal(`≤ +${P99_GOAL_MS} ms`, NaN) }));
+      continue;
+    }
+    const base = name === 'untraced';
+    const ratio = base ? null : medianRatio(rps, name);
+    const exported = median(bytes.map((x) => x[name]));
+    const exportNote = VARIANTS[name].backend
+      ? `receiver got ${exported.toFixed(0)} B/request`
+      : VARIANTS[name].tracehook
+        ? `span files ${exported.toFixed(0)} B/request`
+        : '';
+    rows.push(
+      row('throughput', 'requests/s', name, median(rps.map((x) => x[name])), 'req/s', {
+        vs: base ? null : { kind: 'ratio', value: ratio },
+        goal: g && goal(`≥ ×${g}`, ratio, (x) => x >= g),
+        note: [`${rps.length} rounds × ${durationS} s`, exportNote].filter(Boolean).join('; '),
+      }),
+    );
+    const d = base ? null : medianDiff(p99, name);
+    rows.push(
+      row('throughput', 'p99 latency', name, median(p99.map((x) => x[name])), 'ms', {
+        vs: base ? null : { kind: 'diff', value: d },
+        goal: g && goal(`≤ +${P99_GOAL_MS} ms`, d, (x) => x <= P99_GOAL_MS),
+      }),
+    );
+  }
+  return rows;
+}
+
+await mainIfRun(import.meta.url, run);

@@ -1,0 +1,112 @@
+// Worker crossings: postMessage ping-pong round trips/s (main thread ↔ one worker, one message in flight) and
+// piscina no-op tasks/s (2 threads, 32 in flight), each measured inside a traced HTTP request of the app, with
+// and without the preload. The preload also runs in every worker thread. Ratios against untraced per round.
+// Usage: node bench/workers.mjs [--quick] [--rounds n] [--duration s] [--variants a,b]
+import { createReadStream, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { startNode, stop, lineWaiter, delay } from './lib/proc.mjs';
+import { startSinkProcess } from './lib/otlp-sink.mjs';
+import { command, partition, pick, workspace, VARIANTS } from './lib/variants.mjs';
+import { median, medianRatio, order } from './lib/stats.mjs';
+import { row, goal, mainIfRun, log } from './lib/report.mjs';
+
+const NAMES = ['untraced', 'tracehook-files', 'tracehook-otlp', 'otel', 'dd-trace'];
+const GOAL = 0.85;
+const APPS = {
+  pingpong: { file: fileURLToPath(new URL('./apps/pingpong.cjs', import.meta.url)), measure: 'postMessage round trips/s', unit: '/s' },
+  piscina: { file: fileURLToPath(new URL('./apps/piscina.cjs', import.meta.url)), measure: 'piscina no-op tasks/s', unit: '/s' },
+};
+
+async function measure(name, app, sinks, ws, durationMs) {
+  const v = VARIANTS[name];
+  const spansDir = ws.spansDir();
+  const { args, env } = command(name, APPS[app].file, {
+    port: v.backend ? sinks[v.backend].port : undefined,
+    spansDir,
+    extraEnv: { BENCH_DURATION_MS: String(durationMs) },
+  });
+  const lines = lineWaiter();
+  const child = startNode(args, { env, onLine: lines.onLine });
+  try {
+    const { match } = await lines.wait(child, /^RESULT (.*)$/, durationMs + 30_000);
+    const result = JSON.parse(match[1]);
+    if (!Number.isFinite(result.perSec)) throw new Error(`${name} ${app}: ${match[1].slice(0, 300)}`);
+    await stop(child, 'SIGTERM', 3000); // let the preload write what it has before counting spans
+    return { perSec: result.perSec, messagingSpansPerOp: v.tracehook && !v.backend ? (await messagingSpans(spansDir)) / result.ops : NaN };
+  } finally {
+    await stop(child);
+  }
+}
+
+/** PRODUCER (4) and CONSUMER (5) spans in the OTLP/JSON span files of a run: whether the crossing is traced at all. */
+async function messagingSpans(dir) {
+  let n = 0;
+  for (const f of readdirSync(dir)) {
+    const rl = createInterface({ input: createReadStream(join(dir, f)), crlfDelay: Infinity });
+    for await (const line of rl) n += (line.match(/"kind":\s*[45]\b/g) ?? []).length;
+  }
+  return n;
+}
+
+export async function run({ quick = false, rounds, duration, variants } = {}) {
+  const nRounds = rounds ?? (quick ? 1 : 5);
+  const durationMs = (duration ?? (quick ? 1 : 2)) * 1000;
+  log(`workers: ${nRounds} rounds × ${durationMs} ms per app`);
+  const names = pick(NAMES, variants);
+  const { ok, na } = await partition(names);
+  if (!ok.includes('untraced')) throw new Error('workers: the untraced baseline cannot run');
+  const sinks = { otlp: await startSinkProcess('accept'), dd: await startSinkProcess('accept', { any: true }) };
+  const ws = workspace();
+  const results = { pingpong: [], piscina: [] };
+  const spansPerOp = {};
+  const deadline = Date.now() + (quick ? 60_000 : 300_000);
+  try {
+    for (let r = 0; r < nRounds && Date.now() < deadline; r++) {
+      for (const app of Object.keys(APPS)) {
+        const round = {};
+        for (const name of order(ok, r)) {
+          const m = await measure(name, app, sinks, ws, durationMs);
+          round[name] = m.perSec;
+          if (Number.isFinite(m.messagingSpansPerOp)) (spansPerOp[`${app}/${name}`] ??= []).push(m.messagingSpansPerOp);
+          await delay(100);
+        }
+        results[app].push(round);
+        log(`  round ${r + 1}/${nRounds} ${app}: ${ok.map((n) => `${n} ${round[n].toFixed(0)}`).join(', ')}`);
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(sinks).map((s) => s.close()));
+    ws.cleanup();
+  }
+  const rows = [];
+  for (const app of Object.keys(APPS)) {
+    const { measure: label, unit } = APPS[app];
+    for (const name of names) {
+      const g = VARIANTS[name].tracehook ? `≥ ×${GOAL}` : undefined;
+      if (na[name] !== undefined) {
+        rows.push(row('workers', label, name, null, unit, { goal: g && goal(g, NaN), note: 'n/a: ' + na[name] }));
+        continue;
+      }
+      const rs = results[app];
+      const ratio = name === 'untraced' ? null : medianRatio(rs, name);
+      rows.push(
+        row('workers', label, name, median(rs.map((x) => x[name])), unit, {
+          vs: ratio === null ? null : { kind: 'ratio', value: ratio },
+          goal: g && goal(g, ratio, (x) => x >= GOAL),
+          note: [`${rs.length} rounds × ${durationMs / 1000} s`, spanNote(spansPerOp[`${app}/${name}`])].filter(Boolean).join('; '),
+        }),
+      );
+    }
+  }
+  return rows;
+}
+
+function spanNote(perOp) {
+  if (!perOp) return '';
+  const m = median(perOp);
+  return m === 0 ? 'no producer/consumer spans: crossing not traced' : `${m.toFixed(1)} producer/consumer spans per op`;
+}
+
+await mainIfRun(import.meta.url, run);
