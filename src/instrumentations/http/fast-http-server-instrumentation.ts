@@ -83,17 +83,18 @@ export class FastHttpServerInstrumentation implements Instrumentation {
     const original = target.prototype.emit;
     this.originals.set(target, original);
     const self = this;
-    target.prototype.emit = function emit(this: unknown, event: string | symbol, ...args: unknown[]): boolean {
-      if (event !== 'request') return original.apply(this, [event, ...args]);
-      const req = args[0] as IncomingMessage;
-      const res = args[1] as ServerResponse & { [kSpan]?: Span };
-      let parent = propagation.extract(ROOT_CONTEXT, req.headers);
-      const requestId = req.headers['x-request-id'];
+    target.prototype.emit = function emit(this: unknown, event: string | symbol, req?: unknown, res?: unknown): boolean {
+      // Other events pass through untouched (with all their arguments).
+      if (event !== 'request') return original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
+      const request = req as IncomingMessage;
+      const response = res as ServerResponse & { [kSpan]?: Span };
+      let parent = propagation.extract(ROOT_CONTEXT, request.headers);
+      const requestId = request.headers['x-request-id'];
       if (typeof requestId === 'string') parent = parent.setValue(REQUEST_ID_KEY, requestId);
       const tracer = (self.tracer ??= self.provider.getTracer(NAME, self.instrumentationVersion));
-      const span = tracer.startSpan(req.method ?? 'GET', { kind: SpanKind.SERVER, attributes: serverRequestAttributes(req, scheme) }, parent);
-      res[kSpan] = span;
-      return context.with(trace.setSpan(parent, span), original, this, event, ...args);
+      const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes: serverRequestAttributes(request, scheme) }, parent);
+      response[kSpan] = span;
+      return context.with(trace.setSpan(parent, span), original, this, event, req, res);
     };
   }
 }
