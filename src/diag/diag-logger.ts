@@ -18,7 +18,8 @@ const LEVELS: Record<string, DiagLogLevel> = {
  * and counted after that, so a backend that is down does not flood the app's stderr.
  */
 export function installDiagLogger(level = process.env.OTEL_LOG_LEVEL): void {
-  const once = (message: string) => warnOnce('otel', message, message);
+  // Counts and ports vary from one occurrence to the next ("Dropped 12 spans…"): dedupe without digits.
+  const once = (message: string) => warnOnce('otel', message.replace(/\d+/g, 'N'), message);
   const logger: DiagLogger = {
     error: (message) => once(message),
     warn: (message) => once(message),
