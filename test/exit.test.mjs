@@ -21,6 +21,16 @@ test('process.exit(3): every ended span is written, exit code 3 kept', async (t)
   assert.deepEqual(names(await readSpans(dir)), work(50));
 });
 
+test('process.exit() while a full batch is still being written: every span is written', async (t) => {
+  const dir = spansDir(t);
+  // 1300 spans: two full batches of 512 start writing line by line before the app exits.
+  const { code } = await start('exit-app.mjs', { args: ['exit', '1300'], env: { TRACEHOOK_SPANS_DIR: dir } }).done;
+  assert.equal(code, 3);
+  const spans = await readSpans(dir);
+  assert.equal(spans.length, 1300);
+  assert.deepEqual(names(spans), work(1300));
+});
+
 for (const signal of ['SIGTERM', 'SIGINT']) {
   test(`${signal} with no handler of the app's: spans written, the process still ends by ${signal}`, async (t) => {
     const dir = spansDir(t);
