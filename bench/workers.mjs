@@ -14,10 +14,17 @@ import { row, goal, mainIfRun, log } from './lib/report.mjs';
 
 const NAMES = ['untraced', 'tracehook-files', 'tracehook-otlp', 'otel', 'dd-trace'];
 const GOAL = 0.85;
+const pingpong = fileURLToPath(new URL('./apps/pingpong.cjs', import.meta.url));
+const piscina = fileURLToPath(new URL('./apps/piscina.cjs', import.meta.url));
+// In a traced request: every message/task is sent from a server span's context (the case the goal is about).
+// Outside any trace: the same loop with nothing active, for the wrappers' cost alone; untraced and tracehook only.
 const APPS = {
-  pingpong: { file: fileURLToPath(new URL('./apps/pingpong.cjs', import.meta.url)), measure: 'postMessage round trips/s', unit: '/s' },
-  piscina: { file: fileURLToPath(new URL('./apps/piscina.cjs', import.meta.url)), measure: 'piscina no-op tasks/s', unit: '/s' },
+  pingpong: { file: pingpong, measure: 'postMessage round trips/s, in a traced request', unit: '/s' },
+  piscina: { file: piscina, measure: 'piscina no-op tasks/s, in a traced request', unit: '/s' },
+  'pingpong-bare': { file: pingpong, env: { BENCH_CONTEXT: 'none' }, only: ['untraced', 'tracehook-files'], measure: 'postMessage round trips/s, outside any trace', unit: '/s' },
+  'piscina-bare': { file: piscina, env: { BENCH_CONTEXT: 'none' }, only: ['untraced', 'tracehook-files'], measure: 'piscina no-op tasks/s, outside any trace', unit: '/s' },
 };
+const appVariants = (app, names) => (APPS[app].only ? names.filter((n) => APPS[app].only.includes(n)) : names);
 
 async function measure(name, app, sinks, ws, durationMs) {
   const v = VARIANTS[name];
@@ -25,7 +32,7 @@ async function measure(name, app, sinks, ws, durationMs) {
   const { args, env } = command(name, APPS[app].file, {
     port: v.backend ? sinks[v.backend].port : undefined,
     spansDir,
-    extraEnv: { BENCH_DURATION_MS: String(durationMs) },
+    extraEnv: { BENCH_DURATION_MS: String(durationMs), ...APPS[app].env },
   });
   const lines = lineWaiter();
   const child = startNode(args, { env, onLine: lines.onLine });
@@ -51,29 +58,29 @@ async function messagingSpans(dir) {
 }
 
 export async function run({ quick = false, rounds, duration, variants } = {}) {
-  const nRounds = rounds ?? (quick ? 1 : 5);
-  const durationMs = (duration ?? (quick ? 1 : 2)) * 1000;
+  const nRounds = rounds ?? (quick ? 1 : 4);
+  const durationMs = (duration ?? (quick ? 0.5 : 2)) * 1000;
   log(`workers: ${nRounds} rounds × ${durationMs} ms per app`);
   const names = pick(NAMES, variants);
   const { ok, na } = await partition(names);
   if (!ok.includes('untraced')) throw new Error('workers: the untraced baseline cannot run');
   const sinks = { otlp: await startSinkProcess('accept'), dd: await startSinkProcess('accept', { any: true }) };
   const ws = workspace();
-  const results = { pingpong: [], piscina: [] };
+  const results = Object.fromEntries(Object.keys(APPS).map((app) => [app, []]));
   const spansPerOp = {};
   const deadline = Date.now() + (quick ? 60_000 : 300_000);
   try {
     for (let r = 0; r < nRounds && Date.now() < deadline; r++) {
       for (const app of Object.keys(APPS)) {
         const round = {};
-        for (const name of order(ok, r)) {
+        for (const name of order(appVariants(app, ok), r)) {
           const m = await measure(name, app, sinks, ws, durationMs);
           round[name] = m.perSec;
           if (Number.isFinite(m.messagingSpansPerOp)) (spansPerOp[`${app}/${name}`] ??= []).push(m.messagingSpansPerOp);
           await delay(100);
         }
         results[app].push(round);
-        log(`  round ${r + 1}/${nRounds} ${app}: ${ok.map((n) => `${n} ${round[n].toFixed(0)}`).join(', ')}`);
+        log(`  round ${r + 1}/${nRounds} ${app}: ${appVariants(app, ok).map((n) => `${n} ${round[n].toFixed(0)}`).join(', ')}`);
       }
     }
   } finally {
@@ -83,8 +90,8 @@ export async function run({ quick = false, rounds, duration, variants } = {}) {
   const rows = [];
   for (const app of Object.keys(APPS)) {
     const { measure: label, unit } = APPS[app];
-    for (const name of names) {
-      const g = VARIANTS[name].tracehook ? `≥ ×${GOAL}` : undefined;
+    for (const name of appVariants(app, names)) {
+      const g = VARIANTS[name].tracehook && !APPS[app].only ? `≥ ×${GOAL}` : undefined;
       if (na[name] !== undefined) {
         rows.push(row('workers', label, name, null, unit, { goal: g && goal(g, NaN), note: 'n/a: ' + na[name] }));
         continue;
@@ -94,8 +101,8 @@ export async function run({ quick = false, rounds, duration, variants } = {}) {
       rows.push(
         row('workers', label, name, median(rs.map((x) => x[name])), unit, {
           vs: ratio === null ? null : { kind: 'ratio', value: ratio },
-          goal: g && goal(g, ratio, (x) => x >= GOAL),
-          note: [`${rs.length} rounds × ${durationMs / 1000} s`, spanNote(spansPerOp[`${app}/${name}`])].filter(Boolean).join('; '),
+          goal: g && goal(g, ratio, (x) => x >= GOAL, spansPerOp[`${app}/${name}`] && median(spansPerOp[`${app}/${name}`]) === 0 ? 'crossing not traced' : undefined),
+          note: [`${rs.length} rounds × ${durationMs / 1000} s`, spanNote(spansPerOp[`${app}/${name}`], APPS[app].env)].filter(Boolean).join('; '),
         }),
       );
     }
@@ -103,10 +110,11 @@ export async function run({ quick = false, rounds, duration, variants } = {}) {
   return rows;
 }
 
-function spanNote(perOp) {
+function spanNote(perOp, bare) {
   if (!perOp) return '';
   const m = median(perOp);
-  return m === 0 ? 'no producer/consumer spans: crossing not traced' : `${m.toFixed(1)} producer/consumer spans per op`;
+  if (m === 0) return bare ? 'no producer/consumer spans (none expected)' : 'no producer/consumer spans: crossing not traced';
+  return `${m.toFixed(1)} producer/consumer spans per op`;
 }
 
 await mainIfRun(import.meta.url, run);

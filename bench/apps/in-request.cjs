@@ -3,8 +3,15 @@
 // `RESULT <json>` and exits. Used by the worker apps in this folder.
 const http = require('node:http');
 
-/** measure(): Promise<object> runs in the request's context; its result is printed as `RESULT {...}`. */
+/**
+ * measure(): Promise<object> runs in the request's context; its result is printed as `RESULT {...}`.
+ * With BENCH_CONTEXT=none it runs outside any request instead (nothing traced is active).
+ */
 module.exports = async function inRequest(measure) {
+  if (process.env.BENCH_CONTEXT === 'none') {
+    console.log(`RESULT ${JSON.stringify(await measure())}`);
+    process.exit(0);
+  }
   const server = http.createServer((req, res) => {
     measure().then(
       (result) => res.end(JSON.stringify(result)),

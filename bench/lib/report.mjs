@@ -13,9 +13,9 @@ export function row(scenario, measure, variant, value, unit, { vs = null, goal, 
   return { scenario, measure, variant, value, unit, vs, goal, note };
 }
 
-/** A goal on a number: `check(x)` says whether x meets it. Undefined x (n/a) is not met. */
-export function goal(text, x, check) {
-  return { text, met: Number.isFinite(x) ? Boolean(check(x)) : null };
+/** A goal on a number: `check(x)` says whether x meets it; n/a when x is not a number. `caveat` is shown after met. */
+export function goal(text, x, check, caveat) {
+  return { text, met: Number.isFinite(x) ? Boolean(check(x)) : null, caveat };
 }
 
 function fmt(x, unit) {
@@ -46,7 +46,7 @@ export function table(rows) {
     fmt(r.value, r.unit),
     fmtVs(r.vs, r.unit),
     r.goal?.text ?? '',
-    r.goal ? (r.goal.met === null ? 'n/a' : r.goal.met ? 'met' : 'NOT MET') : '',
+    r.goal ? (r.goal.met === null ? 'n/a' : r.goal.met ? 'met' : 'NOT MET') + (r.goal.caveat ? ` (${r.goal.caveat})` : '') : '',
     r.note ?? '',
   ]);
   const widths = HEAD.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
@@ -56,7 +56,7 @@ export function table(rows) {
 
 /** Flags shared by run.mjs and every scenario file. */
 export function parseFlags(argv = process.argv.slice(2)) {
-  const flags = { quick: false, only: null, rounds: null, duration: null, write: false, variants: null };
+  const flags = { quick: false, only: null, rounds: null, duration: null, memoryDuration: null, write: false, variants: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -69,9 +69,10 @@ export function parseFlags(argv = process.argv.slice(2)) {
     else if (a === '--only') flags.only = next().split(',');
     else if (a === '--rounds') flags.rounds = positive(a, next());
     else if (a === '--duration') flags.duration = positive(a, next());
+    else if (a === '--memory-duration') flags.memoryDuration = positive(a, next());
     else if (a === '--variants') flags.variants = next().split(',');
     else if (a === '--help' || a === '-h') flags.help = true;
-    else throw new TypeError(`unknown flag ${a}; accepted: --quick, --only <scenario,...>, --rounds <n>, --duration <s>, --variants <name,...>, --write`);
+    else throw new TypeError(`unknown flag ${a}; accepted: --quick, --only <scenario,...>, --rounds <n>, --duration <s>, --memory-duration <s>, --variants <name,...>, --write`);
   }
   return flags;
 }
