@@ -3,7 +3,9 @@
 // Usage: node bench/run.mjs [--quick] [--only startup,throughput,workers,exit,memory,profile] [--rounds n]
 //        [--duration s] [--memory-duration s] [--variants a,b] [--write]
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseFlags, table, killAllOnExit, log } from './lib/report.mjs';
@@ -31,7 +33,27 @@ function machine() {
   return { node: process.version, cpu: cpu[0]?.model?.trim() ?? 'unknown', cores: cpu.length, commit };
 }
 
-function markdown({ rows, profileMd, flags, started, seconds }) {
+/** A hash of the built preload (register.mjs + dist/), to tell whether it was rebuilt while the bench ran. */
+function buildFingerprint() {
+  const root = fileURLToPath(new URL('../', import.meta.url));
+  const hash = createHash('sha1');
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else hash.update(p).update(readFileSync(p));
+    }
+  };
+  try {
+    hash.update(readFileSync(join(root, 'register.mjs')));
+    walk(join(root, 'dist'));
+  } catch {
+    return 'none';
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+function markdown({ rows, profileMd, flags, started, seconds, build }) {
   const m = machine();
   const lines = [
     START,
@@ -39,6 +61,7 @@ function markdown({ rows, profileMd, flags, started, seconds }) {
     `Run ${started.toISOString()} (${(seconds / 60).toFixed(1)} min${flags.quick ? ', --quick' : ''}), Node ${m.node}, ${m.cpu}, ${m.cores} cores, tracehook at ${m.commit}.`,
     'Medians over interleaved rounds; "vs untraced" is the median of per-round ratios (×) or differences (+/−) against',
     'untraced in the same round. See bench/README.md for what each row measures.',
+    `Build of the preload (register.mjs + dist/) hashed ${build.start}${build.start === build.end ? ', unchanged during the run' : `, then ${build.end} at the end: it was rebuilt during the run, so rows mix builds`}.`,
     '',
     table(rows),
     '',
@@ -77,6 +100,7 @@ await killAllOnExit(async () => {
     if (!SCENARIOS[n]) throw new TypeError(`--only: unknown scenario ${JSON.stringify(n)}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   }
   const started = new Date();
+  const build = { start: buildFingerprint() };
   const rows = [];
   let profileMd = '';
   const failed = [];
@@ -102,6 +126,8 @@ await killAllOnExit(async () => {
     log(`${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
   const seconds = (Date.now() - started) / 1000;
+  build.end = buildFingerprint();
+  if (build.end !== build.start) console.error('warning: the preload was rebuilt during the run; rows mix builds');
   console.log(table(rows));
   if (profileMd) console.log('\n' + profileMd);
   if (failed.length) {
@@ -109,6 +135,6 @@ await killAllOnExit(async () => {
     process.exitCode = 1;
   }
   if (flags.write || (!flags.quick && !flags.only && !failed.length)) {
-    writeResults(markdown({ rows, profileMd, flags, started, seconds }));
+    writeResults(markdown({ rows, profileMd, flags, started, seconds, build }));
   }
 });
