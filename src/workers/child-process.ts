@@ -171,7 +171,8 @@ function withChildEnv(name: 'spawnSync' | 'execFileSync' | 'execSync', args: unk
 export function installChildProcessChild(): void {
   const target = process as unknown as ChildProcessLike;
   if (typeof target.send !== 'function') return;
-  const system: MessagingSystem = process.env.NODE_UNIQUE_ID !== undefined ? 'cluster' : 'child_process';
+  // Node deletes NODE_UNIQUE_ID from a cluster worker's env before preloads run; ask cluster.
+  const system: MessagingSystem = (require('node:cluster') as typeof import('node:cluster').default).isWorker ? 'cluster' : 'child_process';
   const early = (globalThis as typeof globalThis & { [EARLY_IPC_KEY]?: EarlyIpcState })[EARLY_IPC_KEY];
   let initial: IpcState | undefined;
   if (early !== undefined) {
