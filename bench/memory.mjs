@@ -44,6 +44,8 @@ async function measure(name, sink, ws, durationS) {
     return {
       peak: Math.max(...finite) / MIB,
       end: finite.at(-1) / MIB,
+      // still growing at the end, or levelled off? RSS at the end minus RSS at the middle of the run
+      secondHalf: (finite.at(-1) - finite[Math.floor(finite.length / 2)]) / MIB,
       rps: res.requests.total / res.duration,
       dropLine: dropLine?.trim().slice(0, 120),
     };
@@ -89,7 +91,7 @@ export async function run({ quick = false, duration, variants } = {}) {
     }
     const up = res[`${name}/up`];
     const down = res[`${name}/down`];
-    const note = (m) => `${m.durationS} s at ${m.rps.toFixed(0)} req/s; end ${m.end.toFixed(0)} MiB`;
+    const note = (m) => `${m.durationS} s at ${m.rps.toFixed(0)} req/s; end ${m.end.toFixed(0)} MiB, ${m.secondHalf >= 0 ? '+' : ''}${m.secondHalf.toFixed(0)} MiB over the 2nd half`;
     rows.push(
       row('memory', VARIANTS[name].backend ? 'peak RSS, backend up' : 'peak RSS', name, up.peak, 'MiB', {
         vs: name === 'untraced' || !Number.isFinite(base) ? null : { kind: 'diff', value: up.peak - base },
