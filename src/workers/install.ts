@@ -6,7 +6,7 @@ import { installPoolMain } from './pool-main.js';
 import { installPoolWorker, onPoolStartup } from './pool-worker.js';
 import { enterStartupContext, environmentCarrier } from './startup-context.js';
 import { flushWorkersSync, installWorkerThreadsMain } from './worker-threads-main.js';
-import { installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
+import { exportSynchronously, installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
 
 const INSTALLED = Symbol.for('tracehook.workers.installed');
 
@@ -30,7 +30,8 @@ export function installWorkerPropagation(config: TracehookConfig): void {
   } else {
     const data = guarded('worker side', takeEnvironmentData);
     guarded('worker side', () => installWorkerSide(data, onPoolStartup));
-    if (data?.pool !== undefined) guarded('pool worker', () => installPoolWorker(data.pool!, data.control));
+    if (cheapFlush(config)) exportSynchronously();
+    if (data?.pool !== undefined) guarded('pool worker', () => installPoolWorker(data.pool!, data.control, cheapFlush(config)));
     startupCarrier = data?.carrier;
   }
 
@@ -43,6 +44,11 @@ export function installWorkerPropagation(config: TracehookConfig): void {
   guarded('exports', () => (require('node:module') as typeof import('node:module')).syncBuiltinESMExports());
 
   guarded('startup context', () => enterStartupContext(startupCarrier));
+}
+
+/** The default hook writing span files: a synchronous flush costs only the writes. */
+function cheapFlush(config: TracehookConfig): boolean {
+  return config.startupHook === undefined && config.exporterImportPath === undefined && config.tracesExporter === 'file';
 }
 
 function guarded<T>(part: string, install: () => T): T | undefined {

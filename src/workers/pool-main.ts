@@ -57,12 +57,12 @@ export function installPoolMain(): void {
 
   const { MessagePort } = require('node:worker_threads') as typeof import('node:worker_threads');
   const post = MessagePort.prototype.postMessage;
-  MessagePort.prototype.postMessage = function postMessage(this: unknown, message: unknown) {
+  MessagePort.prototype.postMessage = function postMessage(this: unknown, message: unknown, transfer?: unknown) {
     if (armed !== undefined && typeof message === 'object' && message !== null && (message as { taskId?: unknown }).taskId === armed.taskId) {
       (message as Record<string, unknown>)[POOL_CARRIER_KEY] = armed.value;
       armed = undefined;
     }
-    return Reflect.apply(post, this, arguments);
+    return post.call(this, message, transfer as never);
   };
 }
 

@@ -5,7 +5,7 @@ import { startProcess } from './messaging-spans.js';
 import type { PoolName, PoolTaskMessage } from './protocol.js';
 import { CONTROL, isPoolResponse, isPoolTaskMessage, POOL_CARRIER_KEY } from './protocol.js';
 import { enterContext } from './startup-context.js';
-import { acknowledgeFlush, flushSpans } from './worker-threads-worker.js';
+import { acknowledgeFlush, flushSpansNow } from './worker-threads-worker.js';
 
 /**
  * The worker side of piscina and tinypool. Their worker gets a task port in its start-up message
@@ -17,13 +17,19 @@ import { acknowledgeFlush, flushSpans } from './worker-threads-worker.js';
  *   calls its task function, which then runs, awaits included, inside it;
  * - the response posted on that port (`{ taskId, result, error }`) ends the span, ERROR when the
  *   task function threw;
- * - before the worker parks in `Atomics.wait` for the next task it flushes its spans and marks
- *   itself idle, so neither `terminate()` nor the process's exit has to wake it.
+ * - a worker parked in `Atomics.wait` for the next task runs no event loop: it cannot serve flush
+ *   requests, and exporters cannot finish there. While it holds ended spans it parks in slices of
+ *   {@link IDLE_FLUSH_MS}, flushing synchronously when a flush request waits (and, for span
+ *   files, once idle for a slice); with nothing left to flush it marks itself idle and parks as
+ *   the pool asked: `terminate()` and the process's exit then skip it, or wait at most a slice.
  */
 
 const kHybridDispatch = Symbol.for('nodejs.internal.kHybridDispatch');
 
 type Port = import('node:worker_threads').MessagePort & { [kHybridDispatch]?: (data: unknown, type: string, event: unknown) => unknown };
+
+/** How long a pool worker with ended spans stays parked before it flushes them, ms. */
+const IDLE_FLUSH_MS = 50;
 
 interface PoolWorkerState {
   pool: PoolName;
@@ -32,6 +38,8 @@ interface PoolWorkerState {
   running: Map<number, Incoming>;
   /** Spans ended since the last flush. */
   dirty: boolean;
+  /** The exporter writes span files: flushing once idle is cheap (no synchronous network send). */
+  cheapFlush: boolean;
 }
 
 let state: PoolWorkerState | undefined;
@@ -41,16 +49,17 @@ const taskPorts = new WeakSet<object>();
  * Installs the pool hooks of this worker thread. The caller makes ES-module named imports see the
  * patched `receiveMessageOnPort` (`syncBuiltinESMExports`).
  */
-export function installPoolWorker(pool: PoolName, control: Int32Array | undefined): void {
+export function installPoolWorker(pool: PoolName, control: Int32Array | undefined, cheapFlush: boolean): void {
   if (state !== undefined) return;
-  state = { pool, control, running: new Map(), dirty: false };
+  state = { pool, control, running: new Map(), dirty: false, cheapFlush };
   const wt = require('node:worker_threads') as typeof import('node:worker_threads');
   const receive = wt.receiveMessageOnPort;
   wt.receiveMessageOnPort = function receiveMessageOnPort(port: unknown) {
     const received = receive(port as never);
     if (received !== undefined && taskPorts.has(port as object) && isPoolTaskMessage(received.message)) {
       const incoming = begin(received.message);
-      enterContext(incoming?.context ?? ROOT_CONTEXT);
+      if (incoming !== undefined) enterContext(incoming.context);
+      else if (context.active() !== ROOT_CONTEXT) enterContext(ROOT_CONTEXT);
     }
     return received;
   } as typeof receive;
@@ -59,15 +68,31 @@ export function installPoolWorker(pool: PoolName, control: Int32Array | undefine
   Atomics.wait = function wait_(typedArray: Int32Array, index: number, value: number, timeout?: number) {
     let parks = false;
     try {
-      parks = Atomics.load(typedArray, index) === value;
-      if (parks) park();
+      parks = state !== undefined && Atomics.load(typedArray, index) === value;
     } catch {
       // Invalid arguments: the original call below throws what it always threw.
     }
+    if (!parks) return Reflect.apply(wait, Atomics, arguments);
+    let left = timeout === undefined || Number.isNaN(Number(timeout)) ? Infinity : Number(timeout);
+    // Parked with ended spans: wait in slices, so that a flush request (terminate(), the process's
+    // exit) is served within a slice, and span files are written once idle for a slice. Not at
+    // every park: a busy worker parks between all its tasks, and a flush per task would cost more
+    // than the task.
+    while (state!.dirty) {
+      const slice = Math.min(left, IDLE_FLUSH_MS);
+      const result = wait(typedArray, index, value, slice);
+      if (result !== 'timed-out' || left <= slice) return result;
+      left -= slice;
+      if (state!.cheapFlush || flushRequested()) {
+        state!.dirty = false;
+        flushSpansNow();
+      }
+    }
+    markIdle();
     try {
-      return Reflect.apply(wait, Atomics, arguments);
+      return left === Infinity ? wait(typedArray, index, value) : wait(typedArray, index, value, left);
     } finally {
-      if (parks && state?.control !== undefined) Atomics.store(state.control, CONTROL.IDLE, 0);
+      if (state?.control !== undefined) Atomics.store(state.control, CONTROL.IDLE, 0);
     }
   } as typeof Atomics.wait;
 }
@@ -118,15 +143,16 @@ function end(taskId: number, error: unknown): void {
   state.dirty = true;
 }
 
-/** About to block until the next task: flush what ended (span files are written at once) and say so. */
-function park(): void {
-  if (state === undefined) return;
-  if (state.dirty) {
-    state.dirty = false;
-    void flushSpans(1000);
-  }
-  if (state.control !== undefined) {
-    Atomics.store(state.control, CONTROL.IDLE, 1);
-    acknowledgeFlush(state.control);
-  }
+function flushRequested(): boolean {
+  const control = state?.control;
+  return control !== undefined && Atomics.load(control, CONTROL.REQUEST) !== Atomics.load(control, CONTROL.ACK);
+}
+
+/** Blocking until the next task with everything flushed: say so, and answer a waiting flush request. */
+function markIdle(): void {
+  const control = state?.control;
+  if (control === undefined) return;
+  Atomics.store(control, CONTROL.IDLE, 1);
+  // Notify only when a flush request waits: every notify takes V8's process-wide futex lock.
+  if (flushRequested()) acknowledgeFlush(control);
 }

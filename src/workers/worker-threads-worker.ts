@@ -1,5 +1,5 @@
-import { boundedFlush } from '../preload/exit.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
+import { getPreloadState } from '../state.js';
 import { endSend, markProcessError, runFresh, runProcess, startSend } from './messaging-spans.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
 import { CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
@@ -144,13 +144,35 @@ function envelopeOutgoing(port: PortLike, destination: string): void {
 }
 
 /**
- * Flushes this thread's spans, resolving when done or after `timeoutMs`. For span files the spans
- * are written before this returns (the file exporter writes synchronously). Never rejects.
+ * Hands every ended span of this thread to its exporter and has it written or sent before
+ * returning, as at the process's `exit` (the preload's `exiting` state: span files are written at
+ * once, OTLP spans go through the synchronous exit sender). For a thread that is about to be
+ * stopped, or to block where no later turn of its event loop will come. Never throws.
  */
-export function flushSpans(timeoutMs: number): Promise<unknown> {
+export function flushSpansNow(): void {
   const provider = getRegisteredProvider();
-  if (!provider?.forceFlush) return Promise.resolve();
-  return boundedFlush(provider as { forceFlush(): Promise<void> }, timeoutMs);
+  if (!provider?.forceFlush) return;
+  const state = getPreloadState();
+  const exiting = state.exiting;
+  state.exiting = true;
+  try {
+    void provider.forceFlush().catch(() => undefined);
+  } catch {
+    // Nothing more can be done for these spans; the app must not notice.
+  } finally {
+    state.exiting = exiting;
+  }
+}
+
+/**
+ * Makes this worker thread's exporter write each export at once, instead of a line per turn of the
+ * event loop: a worker may be stopped (`terminate()`) or parked by a pool in `Atomics.wait` with
+ * lines still waiting for a turn that never comes, and a flush cannot reach lines an earlier
+ * export already queued. Uses the preload's `exiting` state, the one switch the file exporter has
+ * for this; only for span files (an OTLP exporter would send every export through its exit path).
+ */
+export function exportSynchronously(): void {
+  getPreloadState().exiting = true;
 }
 
 /** Marks every flush request so far served (the caller has flushed). */
@@ -161,7 +183,8 @@ export function acknowledgeFlush(control: Int32Array): void {
 
 /**
  * Waits for flush requests with `Atomics.waitAsync` (no message on any port of the app's, and it
- * does not keep the worker alive), flushes, acknowledges.
+ * does not keep the worker alive), flushes synchronously (the worker is about to be stopped),
+ * acknowledges.
  */
 function serveFlushRequests(control: Int32Array): void {
   if (waitAsync === undefined) return;
@@ -170,10 +193,9 @@ function serveFlushRequests(control: Int32Array): void {
   const wait = (): void => {
     const waited = waitFor(control, CONTROL.REQUEST, Atomics.load(control, CONTROL.ACK));
     const serve = (): void => {
-      void flushSpans(1000).then(() => {
-        acknowledgeFlush(control);
-        wait();
-      });
+      flushSpansNow();
+      acknowledgeFlush(control);
+      wait();
     };
     if (waited.async) void waited.value.then(serve);
     else serve();
