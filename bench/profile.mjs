@@ -215,6 +215,23 @@ export async function run({ quick = false, duration, variants, top = 20 } = {}) 
       md.push(`| ${a} | ${cells.join(' | ')} |${added}`);
     }
     md.push('');
+    if (out.length > 1) {
+      // What the traced variant adds, function by function: its µs/request minus the first variant's.
+      const [base, last] = [out[0], out.at(-1)];
+      const key = (f) => `${f.name}\u0000${f.src}`;
+      const baseUs = new Map(base.functions.map((f) => [key(f), f.us / base.requests]));
+      const added = last.functions
+        .map((f) => ({ ...f, added: f.us / last.requests - (baseUs.get(key(f)) ?? 0) }))
+        .sort((a, b) => b.added - a.added);
+      md.push(`Top ${top} functions by self time added per request, ${last.name} minus ${base.name}:`);
+      md.push('');
+      md.push(`| # | added µs / req | ${base.name} µs / req | function | source |`);
+      md.push('|---|---|---|---|---|');
+      added.slice(0, top).forEach((f, i) => {
+        md.push(`| ${i + 1} | ${f.added.toFixed(2)} | ${(baseUs.get(key(f)) ?? 0).toFixed(2)} | \`${f.name}\` | ${f.src ? `${f.src}:${f.line}` : ''} |`);
+      });
+      md.push('');
+    }
     for (const o of out.slice(-1)) {
       md.push(`Top ${top} self-time functions, ${o.name} (${f1(o.busyMs)} ms busy):`);
       md.push('');
