@@ -5,10 +5,14 @@
 // (TRACEHOOK_ESM_LOADER); then the preload waits until the loader knows which modules to wrap.
 import { createRequire, register } from 'node:module';
 
-const require = createRequire(import.meta.url);
-const { shouldStart, shouldRegisterEsmLoader } = require('./dist/preload/entry.js');
+// The same test as isDisabled() in src/config/environment.ts, made here first: loading even that
+// small CommonJS module costs ≈ 7 ms, and a disabled preload should cost nothing.
+const on = (value) => value !== undefined && ['true', '1'].includes(value.trim().toLowerCase());
+const disabled = on(process.env.TRACEHOOK_DISABLED) || on(process.env.OTEL_SDK_DISABLED);
 
-if (shouldStart()) {
+const require = createRequire(import.meta.url);
+if (!disabled && require('./dist/preload/entry.js').shouldStart()) {
+  const { shouldRegisterEsmLoader } = require('./dist/preload/entry.js');
   let acknowledged;
   if (shouldRegisterEsmLoader()) {
     const { createAddHookMessageChannel } = await import('import-in-the-middle');

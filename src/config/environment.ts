@@ -35,7 +35,7 @@ export interface TracehookConfig {
   otlpHeaders: Record<string, string>;
   /** `TRACEHOOK_SPANS_DIR`; default `/tmp/spans`. */
   spansDir: string;
-  /** `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`: the bound on flushing at exit, ms; default 2000. */
+  /** `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`: the bound on flushing at exit, ms; default 400. */
   shutdownTimeoutMs: number;
   /** `OTEL_PROPAGATORS`, lowercased; default `['tracecontext', 'baggage']`. */
   propagators: string[];
@@ -72,8 +72,12 @@ export function wantsEsmLoader(config: Pick<TracehookConfig, 'esmLoader' | 'inst
 /** Default of `TRACEHOOK_SPANS_DIR`, as Ray's default startup hook. */
 export const DEFAULT_SPANS_DIR = '/tmp/spans';
 
-/** Default of `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`, ms. */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 2000;
+/**
+ * Default of `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`, ms: the issue's exit budget is 0.5 s after the app's
+ * last line even with a backend that refuses (the OTLP exporter retries until the bound) or never
+ * answers; a local Collector takes a few ms per batch, a remote vendor endpoint can need more.
+ */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 400;
 
 const SAMPLERS = [
   'always_on',

@@ -1,10 +1,13 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Span, Tracer, TracerProvider, MeterProvider } from '@opentelemetry/api';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import * as api from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { REQUEST_ID_KEY } from '../../context/request-id.js';
 import { serverRequestAttributes } from './server-attributes.js';
+
+// Read once: the API's CommonJS build exports through getters, and each read is a call per request.
+const { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } = api;
 
 const kSpan = Symbol('tracehook.http.serverSpan');
 const RESPONSE_FINISH = 'http.server.response.finish';
