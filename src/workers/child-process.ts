@@ -4,7 +4,7 @@ import { logDebug } from '../diag/logger.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import type { MessagingSystem } from './messaging-spans.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
-import { appendNodeOption, argsMentionPreload, IPC_ENTRY, isNodeExecutable, mentionsPreload, nodeOptionsWithPreload, scriptOf } from './preload-flags.js';
+import { appendNodeOption, argsMentionPreload, IPC_ENTRY, isNodeExecutable, mentionsPreload, nodeOptionsWithPreload, runsOwnScript, scriptOf } from './preload-flags.js';
 import type { EarlyIpcState, IpcCarrierMessage } from './protocol.js';
 import { EARLY_IPC_KEY, IPC_CMD, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
 
@@ -127,6 +127,7 @@ export function installChildProcessParent(): void {
 function planSpawn(options: SpawnOptions): { options: SpawnOptions; system: MessagingSystem; destination: string | undefined } | undefined {
   if (typeof options !== 'object' || options === null) return undefined;
   const args = Array.isArray(options.args) ? (options.args.slice(1) as string[]) : [];
+  if (runsOwnScript(args)) return undefined;
   const runsNode = isNodeExecutable(options.file);
   const destination = runsNode ? scriptOf(args) : typeof options.file === 'string' ? options.file : undefined;
   if (!Array.isArray(options.envPairs)) return { options, system: 'child_process', destination };
@@ -150,6 +151,7 @@ function withChildEnv(name: 'spawnSync' | 'execFileSync' | 'execSync', args: unk
   if (options !== undefined && options !== null && typeof options !== 'object') return args;
   const env: Env = options?.env ?? process.env;
   const childArgs = at === 2 && Array.isArray(args[1]) ? (args[1] as string[]) : [];
+  if (runsOwnScript(childArgs)) return args;
   const runsNode = name !== 'execSync' && !options?.shell && isNodeExecutable(args[0]);
   const changes = envChanges((n) => env[n], runsNode, childArgs);
   if (changes.size === 0) return args;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /**
@@ -71,6 +71,17 @@ export function appendNodeOption(current: string | undefined, flag: string, valu
 export function nodeOptionsWithPreload(current: string | undefined): string {
   if (mentionsPreload(current)) return current as string;
   return appendNodeOption(current, ...preloadArgs());
+}
+
+const OWN_SCRIPTS = join(ROOT, 'dist') + sep;
+
+/**
+ * True when a command line runs one of tracehook's own scripts (the exit sender of the OTLP
+ * exporter, say): the preload never instruments the processes it starts itself, so they cannot
+ * start it again.
+ */
+export function runsOwnScript(args: readonly unknown[]): boolean {
+  return args.some((a) => typeof a === 'string' && a.startsWith(OWN_SCRIPTS));
 }
 
 /** True when `file` is this Node.js binary or a `node` found on the PATH. */
