@@ -59,6 +59,7 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
     return;
   }
 
+  unwrapSynchronousReceive(wt, port);
   const destination = data?.destination ?? process.argv[1] ?? '[worker]';
   hookDispatch(port, (dispatch, message) => {
     if (isEnvelope(message)) return runProcess('worker_threads', destination, 'message', message.carrier, message.id, () => dispatch(message.value));
@@ -80,6 +81,19 @@ function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unkn
     if (type !== 'message' || event !== undefined) return original.call(this, data, type, event);
     return around((value) => original.call(this, value, type, event), data);
   };
+}
+
+/**
+ * `receiveMessageOnPort(parentPort)` takes a message without dispatching it: unwrap envelopes
+ * there too (the value only: no event, so no CONSUMER span).
+ */
+function unwrapSynchronousReceive(wt: typeof import('node:worker_threads'), parentPort: PortLike): void {
+  const receive = wt.receiveMessageOnPort;
+  wt.receiveMessageOnPort = function receiveMessageOnPort(port: unknown) {
+    const received = receive(port as never);
+    if (port === parentPort && received !== undefined && isEnvelope(received.message)) return { message: received.message.value };
+    return received;
+  } as typeof receive;
 }
 
 /**
