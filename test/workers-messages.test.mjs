@@ -131,6 +131,6 @@ test('child_process IPC: a child whose env disables tracing sees exactly the use
 test('child_process IPC: a parent without the preload sees exactly the user\'s messages from a traced child', async (t) => {
   const { stdout, idx } = await runFixture(t, 'workers/ipc.mjs', 'uninstrumented-parent', false);
   assert.equal(stdout.trim(), ipcOutput);
-  assert.equal(idx.named('child_process send').length, IPC_CASES + 1, 'the child did send carriers');
-  assert.equal(idx.named('child_process process').length, 0);
+  assert.ok(idx.one('child replies'), 'the child was traced');
+  assert.equal(idx.named(/^child_process /).length, 0, 'it sent no carrier to a parent that did not start it with tracehook');
 });

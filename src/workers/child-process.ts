@@ -96,14 +96,15 @@ export function installChildProcessParent(): void {
 
   const spawn = proto.spawn;
   proto.spawn = function (this: ChildProcessLike, options: SpawnOptions) {
-    let plan: { options: SpawnOptions; system: MessagingSystem; destination: string | undefined } | undefined;
+    let plan: SpawnPlan | undefined;
     try {
       plan = planSpawn(options);
     } catch (err) {
       logDebug('workers', `child process left uninstrumented: ${(err as Error)?.message ?? err}`);
     }
     const result = spawn.call(this, plan?.options ?? options);
-    if (plan !== undefined && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination);
+    // Only a Node.js child routes NODE_-prefixed messages away from its 'message' listeners.
+    if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination);
     return result;
   };
 
@@ -124,20 +125,27 @@ export function installChildProcessParent(): void {
   }
 }
 
-function planSpawn(options: SpawnOptions): { options: SpawnOptions; system: MessagingSystem; destination: string | undefined } | undefined {
+interface SpawnPlan {
+  options: SpawnOptions;
+  system: MessagingSystem;
+  destination: string | undefined;
+  runsNode: boolean;
+}
+
+function planSpawn(options: SpawnOptions): SpawnPlan | undefined {
   if (typeof options !== 'object' || options === null) return undefined;
   const args = Array.isArray(options.args) ? (options.args.slice(1) as string[]) : [];
   if (runsOwnScript(args)) return undefined;
   const runsNode = isNodeExecutable(options.file);
   const destination = runsNode ? scriptOf(args) : typeof options.file === 'string' ? options.file : undefined;
-  if (!Array.isArray(options.envPairs)) return { options, system: 'child_process', destination };
+  if (!Array.isArray(options.envPairs)) return { options, system: 'child_process', destination, runsNode };
   const pairs = options.envPairs as string[];
   const get = pairsGetter(pairs);
   const system: MessagingSystem = get('NODE_UNIQUE_ID') !== undefined ? 'cluster' : 'child_process';
   const ipc = Array.isArray(options.stdio) ? options.stdio.includes('ipc') : options.stdio === 'ipc';
   const changes = envChanges(get, runsNode, args, ipc);
-  if (changes.size === 0) return { options, system, destination };
-  return { options: { ...options, envPairs: applyToPairs(pairs, changes) }, system, destination };
+  if (changes.size === 0) return { options, system, destination, runsNode };
+  return { options: { ...options, envPairs: applyToPairs(pairs, changes) }, system, destination, runsNode };
 }
 
 /** The arguments of a `spawnSync` / `execFileSync` / `execSync` call with the child's env changed. */
@@ -167,21 +175,19 @@ function withChildEnv(name: 'spawnSync' | 'execFileSync' | 'execSync', args: unk
 }
 
 /**
- * The child side: when this process has an IPC channel (forked, or a cluster worker), its
- * `process.send` / `'message'` carry context like the parent's.
+ * The child side: when an instrumented Node.js parent started this process with an IPC channel
+ * (forked, or a cluster worker; it then also gave it the early IPC hook), `process.send` /
+ * `'message'` carry context like the parent's. With any other parent nothing is sent: it could not
+ * use a carrier, and one that is not Node.js might not hide it.
  */
 export function installChildProcessChild(): void {
   const target = process as unknown as ChildProcessLike;
-  if (typeof target.send !== 'function') return;
+  const early = (globalThis as typeof globalThis & { [EARLY_IPC_KEY]?: EarlyIpcState })[EARLY_IPC_KEY];
+  if (typeof target.send !== 'function' || early === undefined) return;
   // Node deletes NODE_UNIQUE_ID from a cluster worker's env before preloads run; ask cluster.
   const system: MessagingSystem = (require('node:cluster') as typeof import('node:cluster').default).isWorker ? 'cluster' : 'child_process';
-  const early = (globalThis as typeof globalThis & { [EARLY_IPC_KEY]?: EarlyIpcState })[EARLY_IPC_KEY];
-  let initial: IpcState | undefined;
-  if (early !== undefined) {
-    early.adopted = true;
-    initial = { sent: 0, received: early.received, carriers: early.carriers };
-  }
-  instrumentIpc(target, system, process.argv[1], initial);
+  early.adopted = true;
+  instrumentIpc(target, system, process.argv[1], { sent: 0, received: early.received, carriers: early.carriers });
 }
 
 interface IpcState {
