@@ -4,6 +4,7 @@ import { logWarn } from '../diag/logger.js';
 import { installChildProcessChild, installChildProcessParent } from './child-process.js';
 import { installPoolMain } from './pool-main.js';
 import { installPoolWorker, onPoolStartup } from './pool-worker.js';
+import type { Carrier } from './protocol.js';
 import { enterStartupContext, environmentCarrier } from './startup-context.js';
 import { flushWorkersSync, installWorkerThreadsMain } from './worker-threads-main.js';
 import { exportSynchronously, installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
@@ -23,7 +24,7 @@ export function installWorkerPropagation(config: TracehookConfig): void {
   g[INSTALLED] = true;
 
   // This thread as the receiving end: a worker thread of an instrumented parent, or a child process.
-  let startupCarrier = undefined;
+  let startupCarrier: Carrier | undefined;
   if (isMainThread) {
     guarded('child process IPC', installChildProcessChild);
     startupCarrier = environmentCarrier();
