@@ -11,10 +11,11 @@ export interface PreloadState {
   /** Resolves when the startup hook has run (or failed). */
   ready?: Promise<void>;
   /**
-   * The process is in its `exit` event: only synchronous work still happens, so exporters that
-   * send asynchronously must hand their spans over synchronously (see ExitSafeSpanExporter).
+   * Exports must be complete when `export()` returns: the process is in its `exit` event, or a
+   * worker thread is about to be stopped or parked where no later turn of its event loop comes.
+   * The file exporter then writes at once; ExitSafeSpanExporter hands OTLP spans to its sender.
    */
-  exiting?: boolean;
+  synchronousExport?: boolean;
 }
 
 const STATE_KEY = Symbol.for('tracehook.state');

@@ -30,7 +30,7 @@ export class ExitSafeSpanExporter implements SpanExporter {
   ) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    if (!getPreloadState().exiting) {
+    if (!getPreloadState().synchronousExport) {
       this.exporter.export(spans, resultCallback);
       return;
     }

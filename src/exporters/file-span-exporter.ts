@@ -57,7 +57,7 @@ export class FileSpanExporter implements SpanExporter {
     }
     for (let i = 0; i < spans.length; i += LINE_SPANS) this.queue.push(spans.slice(i, i + LINE_SPANS));
     this.callbacks.push(resultCallback);
-    if (getPreloadState().exiting) this.writeAll();
+    if (getPreloadState().synchronousExport) this.writeAll();
     else if (!this.draining) {
       this.draining = true;
       process.once('exit', this.writeAll);

@@ -65,7 +65,7 @@ export function installExitHandlers(provider: Flushable, timeoutMs: number): voi
   });
 
   process.on('exit', () => {
-    getPreloadState().exiting = true;
+    getPreloadState().synchronousExport = true;
     try {
       void provider.forceFlush().catch(() => undefined);
     } catch {

@@ -159,7 +159,7 @@ function envelopeOutgoing(port: PortLike, destination: string): void {
 
 /**
  * Hands every ended span of this thread to its exporter and has it written or sent before
- * returning, as at the process's `exit` (the preload's `exiting` state: span files are written at
+ * returning, as at the process's `exit` (the preload's `synchronousExport` state: span files are written at
  * once, OTLP spans go through the synchronous exit sender). For a thread that is about to be
  * stopped, or to block where no later turn of its event loop will come. Never throws.
  */
@@ -167,14 +167,14 @@ export function flushSpansNow(): void {
   const provider = getRegisteredProvider();
   if (!provider?.forceFlush) return;
   const state = getPreloadState();
-  const exiting = state.exiting;
-  state.exiting = true;
+  const previous = state.synchronousExport;
+  state.synchronousExport = true;
   try {
     void provider.forceFlush().catch(() => undefined);
   } catch {
     // Nothing more can be done for these spans; the app must not notice.
   } finally {
-    state.exiting = exiting;
+    state.synchronousExport = previous;
   }
 }
 
@@ -182,11 +182,11 @@ export function flushSpansNow(): void {
  * Makes this worker thread's exporter write each export at once, instead of a line per turn of the
  * event loop: a worker may be stopped (`terminate()`) or parked by a pool in `Atomics.wait` with
  * lines still waiting for a turn that never comes, and a flush cannot reach lines an earlier
- * export already queued. Uses the preload's `exiting` state, the one switch the file exporter has
+ * export already queued. Uses the preload's `synchronousExport` state, the one switch the file exporter has
  * for this; only for span files (an OTLP exporter would send every export through its exit path).
  */
 export function exportSynchronously(): void {
-  getPreloadState().exiting = true;
+  getPreloadState().synchronousExport = true;
 }
 
 /** Marks every flush request so far served (the caller has flushed). */
