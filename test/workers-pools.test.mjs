@@ -63,3 +63,17 @@ test('piscina: tasks run from a context with no span carry nothing and run on an
   assert.equal(idx.named(/^piscina /).length, 0, 'no PRODUCER or CONSUMER span');
   for (const task of idx.named(/^task /)) assert.equal(task.parentSpanId, undefined, `${task.name} is a root: no stale context leaked in`);
 });
+
+test('TRACEHOOK_MESSAGING_SPANS=false: no PRODUCER/CONSUMER spans, each task span is the child of its own caller', async (t) => {
+  const dir = spansDir(t);
+  const result = await run('workers/piscina-pool.cjs', { env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_MESSAGING_SPANS: 'false' }, args: ['200'] });
+  assert.equal(result.code, 0, result.stderr);
+  const idx = indexSpans(await readSpans(dir));
+  assert.equal(idx.named(/^piscina /).length, 0, 'no messaging spans');
+  for (let i = 0; i < 200; i++) {
+    const caller = idx.one(`caller ${i}`);
+    const task = idx.one(`task ${i}`);
+    assert.equal(task.parentSpanId, caller.spanId, `task ${i} is a child of its caller`);
+    assert.equal(task.traceId, caller.traceId);
+  }
+});

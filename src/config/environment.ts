@@ -48,6 +48,11 @@ export interface TracehookConfig {
    * when an instrumentation other than the built-in http and grpc ones is enabled.
    */
   esmLoader: 'auto' | 'true' | 'false';
+  /**
+   * `TRACEHOOK_MESSAGING_SPANS`: PRODUCER/CONSUMER spans for each message or task crossing into a
+   * worker, child process or pool (default true); false only propagates the context across.
+   */
+  messagingSpans: boolean;
   /** `OTEL_SERVICE_NAME`, if set. */
   serviceName?: string;
   /** `OTEL_RESOURCE_ATTRIBUTES` as key/value pairs (percent-decoded). */
@@ -189,8 +194,11 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     ...parseKeyValues('OTEL_EXPORTER_OTLP_TRACES_HEADERS', str('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), errors),
   };
 
+  const messagingSpans = str('TRACEHOOK_MESSAGING_SPANS') === undefined || !['false', '0'].includes(str('TRACEHOOK_MESSAGING_SPANS')!.toLowerCase());
+
   return {
     disabled,
+    messagingSpans,
     httpInstrumentation,
     otlpTracesUrl,
     otlpHeaders,

@@ -4,6 +4,7 @@ import { logWarn } from '../diag/logger.js';
 import { installChildProcessChild, installChildProcessParent } from './child-process.js';
 import { installPoolMain } from './pool-main.js';
 import { installPoolWorker, onPoolStartup } from './pool-worker.js';
+import { setMessagingSpans } from './messaging-spans.js';
 import type { Carrier } from './protocol.js';
 import { enterStartupContext, environmentCarrier } from './startup-context.js';
 import { flushWorkersSync, installWorkerThreadsMain } from './worker-threads-main.js';
@@ -22,6 +23,7 @@ export function installWorkerPropagation(config: TracehookConfig): void {
   const g = globalThis as typeof globalThis & { [INSTALLED]?: boolean };
   if (g[INSTALLED]) return;
   g[INSTALLED] = true;
+  setMessagingSpans(config.messagingSpans);
 
   // This thread as the receiving end: a worker thread of an instrumented parent, or a child process.
   let startupCarrier: Carrier | undefined;
