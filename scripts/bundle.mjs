@@ -68,7 +68,17 @@ const preload = await build({ ...options, outfile: join(root, 'dist/preload.bund
 // The OTLP/JSON trace serializer alone, from otlp-transformer's ESM build, for the span-file exporter:
 // ≈ 20 KiB that load in ≈ 3 ms, where the whole package (protobuf, metrics, logs) takes ≈ 100 ms.
 const serializer = await build({
-  stdin: { contents: "export { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';", resolveDir: root, loader: 'js' },
+  stdin: {
+    // The request builder and its JSON encoder are otlp-transformer's own (what JsonTraceSerializer
+    // runs), taken directly so the exporter can stringify once, without TextEncoder and a copy.
+    contents: [
+      "export { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';",
+      "export { createExportTraceServiceRequest } from '@opentelemetry/otlp-transformer/build/esm/trace/internal.js';",
+      "export { JSON_ENCODER } from '@opentelemetry/otlp-transformer/build/esm/common/utils.js';",
+    ].join('\n'),
+    resolveDir: root,
+    loader: 'js',
+  },
   outfile: join(root, 'dist/otlp-json.bundle.js'),
   bundle: true,
   platform: 'node',

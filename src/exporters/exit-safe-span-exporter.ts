@@ -6,7 +6,7 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { logDebug, warnOnce } from '../diag/logger.js';
 import { packageRoot } from '../package-root.js';
 import { getPreloadState } from '../state.js';
-import { jsonTraceSerializer } from './json-trace-serializer.js';
+import { spansToOtlpJson } from './json-trace-serializer.js';
 
 /** Where and how the spans of the `exit` event are sent: an OTLP/HTTP traces URL and its headers. */
 export interface ExitSendTarget {
@@ -36,9 +36,9 @@ export class ExitSafeSpanExporter implements SpanExporter {
     }
     const started = Date.now();
     try {
-      const body = Buffer.from(jsonTraceSerializer().serializeRequest(spans) ?? []);
+      const body = spansToOtlpJson(spans);
       const sender = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'exporters', 'exit-sender.js')], {
-        input: JSON.stringify({ url: this.target.url, headers: this.target.headers, body: body.toString('utf8') }),
+        input: JSON.stringify({ url: this.target.url, headers: this.target.headers, body }),
         timeout: this.target.timeoutMs,
         // A clean environment: the sender must not load the preload (NODE_OPTIONS) or anything else.
         env: { PATH: process.env.PATH ?? '' },

@@ -1,20 +1,39 @@
 import { join } from 'node:path';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { packageRoot } from '../package-root.js';
 
-type Serializer = (typeof import('@opentelemetry/otlp-transformer'))['JsonTraceSerializer'];
-let serializer: Serializer | undefined;
+type Transformer = typeof import('@opentelemetry/otlp-transformer');
+
+/** What dist/otlp-json.bundle.js exports: otlp-transformer's JSON serializer and the two parts it is made of. */
+interface SerializerBundle {
+  JsonTraceSerializer: Transformer['JsonTraceSerializer'];
+  createExportTraceServiceRequest?: (spans: ReadableSpan[], encoder: unknown) => unknown;
+  JSON_ENCODER?: unknown;
+}
+
+let toJson: ((spans: ReadableSpan[]) => string) | undefined;
 
 /**
- * otlp-transformer's JsonTraceSerializer (OTLP/JSON with hex ids), loaded at its first use rather
- * than at startup: from the build's small bundle of it (dist/otlp-json.bundle.js, ≈ 3 ms) when
- * present, else from the package (≈ 100 ms: it brings protobuf, metrics and logs along).
+ * Encodes spans as one OTLP/JSON `ExportTraceServiceRequest` (hex trace and span ids), with
+ * @opentelemetry/otlp-transformer. Loaded at the first use rather than at startup: from the build's
+ * small bundle of it (dist/otlp-json.bundle.js, ≈ 3 ms) when present, else from the package
+ * (≈ 100 ms: it brings protobuf, metrics and logs along).
+ * @returns the request as a JSON string (no trailing newline)
  */
-export function jsonTraceSerializer(): Serializer {
-  if (serializer) return serializer;
+export function spansToOtlpJson(spans: ReadableSpan[]): string {
+  return (toJson ??= load())(spans);
+}
+
+function load(): (spans: ReadableSpan[]) => string {
+  let bundle: SerializerBundle;
   try {
-    serializer = (require(join(packageRoot(), 'dist', 'otlp-json.bundle.js')) as { JsonTraceSerializer: Serializer }).JsonTraceSerializer;
+    bundle = require(join(packageRoot(), 'dist', 'otlp-json.bundle.js')) as SerializerBundle;
   } catch {
-    serializer = (require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer')).JsonTraceSerializer;
+    bundle = require('@opentelemetry/otlp-transformer') as SerializerBundle;
   }
-  return serializer;
+  const { createExportTraceServiceRequest: build, JSON_ENCODER: encoder, JsonTraceSerializer } = bundle;
+  // The serializer's own steps, minus its TextEncoder round trip: the caller writes the string.
+  if (build && encoder) return (spans) => JSON.stringify(build(spans, encoder));
+  const decoder = new TextDecoder();
+  return (spans) => decoder.decode(JsonTraceSerializer.serializeRequest(spans));
 }
