@@ -19,13 +19,21 @@ export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol'
   return new ExitSafeSpanExporter(exporter, { url: config.otlpTracesUrl, headers: config.otlpHeaders, timeoutMs: config.shutdownTimeoutMs });
 }
 
+/**
+ * Exports in flight at once. The exporter's default, 30, lets a backend that is down hold 30 batches
+ * (≈ 15 000 spans) in retries: ≈ 100 MiB here. The BatchSpanProcessor sends one batch at a time, so
+ * 2 only matters when the backend is failing, and then the batch is dropped and counted instead.
+ */
+const CONCURRENCY_LIMIT = 2;
+
 function otlpExporter(protocol: TracehookConfig['otlpProtocol']): SpanExporter {
+  const options = { concurrencyLimit: CONCURRENCY_LIMIT };
   switch (protocol) {
     case 'grpc':
-      return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter();
+      return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter(options);
     case 'http/json':
-      return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+      return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options);
     default:
-      return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+      return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
   }
 }
