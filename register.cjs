@@ -3,6 +3,9 @@
 // would break on Node 20 (any `--import` sends the entry file through the ESM loader, so
 // `-r ts-node/register app.ts` fails with ERR_UNKNOWN_FILE_EXTENSION). CommonJS modules are
 // instrumented through require-in-the-middle; an async startup hook runs without being awaited.
-const { shouldStart } = require('./dist/preload/entry.js');
-
-if (shouldStart()) require('./dist/preload.bundle.js').start();
+try {
+  if (require('./dist/preload/entry.js').shouldStart()) require('./dist/preload.bundle.js').start();
+} catch (err) {
+  // A broken install must cost the app its traces, never its start.
+  process.stderr.write(`[tracehook] preload: could not start: ${err && err.message}; the app runs untraced\n`);
+}

@@ -11,15 +11,20 @@ const on = (value) => value !== undefined && ['true', '1'].includes(value.trim()
 const disabled = on(process.env.TRACEHOOK_DISABLED) || on(process.env.OTEL_SDK_DISABLED);
 
 const require = createRequire(import.meta.url);
-if (!disabled && require('./dist/preload/entry.js').shouldStart()) {
-  const { shouldRegisterEsmLoader } = require('./dist/preload/entry.js');
-  let acknowledged;
-  if (shouldRegisterEsmLoader()) {
-    const { createAddHookMessageChannel } = await import('import-in-the-middle');
-    const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
-    register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
-    acknowledged = waitForAllMessagesAcknowledged;
+try {
+  if (!disabled && require('./dist/preload/entry.js').shouldStart()) {
+    const { shouldRegisterEsmLoader } = require('./dist/preload/entry.js');
+    let acknowledged;
+    if (shouldRegisterEsmLoader()) {
+      const { createAddHookMessageChannel } = await import('import-in-the-middle');
+      const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+      register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+      acknowledged = waitForAllMessagesAcknowledged;
+    }
+    await require('./dist/preload.bundle.js').start();
+    await acknowledged?.();
   }
-  await require('./dist/preload.bundle.js').start();
-  await acknowledged?.();
+} catch (err) {
+  // A broken install must cost the app its traces, never its start.
+  process.stderr.write(`[tracehook] preload: could not start: ${err?.message ?? err}; the app runs untraced\n`);
 }

@@ -29,7 +29,17 @@ export function start(): Promise<void> | undefined {
   const state = getPreloadState();
   if (state.started) return state.ready;
   state.started = true;
+  try {
+    return startOnce();
+  } catch (err) {
+    // A defect of ours (or an instrumentation's) must cost the app its traces, never its start.
+    logError('preload', `could not start: ${(err as Error)?.stack ?? err}; the app runs untraced`);
+    return undefined;
+  }
+}
 
+function startOnce(): Promise<void> | undefined {
+  const state = getPreloadState();
   const config = readConfig();
   if (config.disabled) return undefined;
   if (!report(config.errors, config.strict)) return undefined;
