@@ -9,19 +9,24 @@ type Method = 'next' | 'return' | 'throw';
 const ITERATOR_PROTOTYPE: object = Object.getPrototypeOf(Object.getPrototypeOf((function* () {})()));
 const ASYNC_ITERATOR_PROTOTYPE: object = Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})()));
 
+/** Ends `span` on the first call only, ERROR when `failed`: a generator can end several ways. */
+function finisher(span: Span): (failed: boolean, err?: unknown) => void {
+  let finished = false;
+  return (failed, err) => {
+    if (finished) return;
+    finished = true;
+    if (failed) markSpanError(span, err);
+    endSpan(span);
+  };
+}
+
 /**
  * Wraps a generator so that each `next`/`return`/`throw` runs inside `ctx` (the span's context),
  * and `span` ends exactly once: when a step reports `done`, or a step throws (status ERROR).
  * Calls are forwarded as they come; the underlying generator keeps its own semantics.
  */
 export function wrapGenerator<T, R, N>(gen: Generator<T, R, N>, span: Span, ctx: Context): Generator<T, R, N> {
-  let finished = false;
-  const finish = (failed: boolean, err?: unknown): void => {
-    if (finished) return;
-    finished = true;
-    if (failed) markSpanError(span, err);
-    endSpan(span);
-  };
+  const finish = finisher(span);
   const step = (method: Method, arg: unknown): IteratorResult<T, R> => {
     let result: IteratorResult<T, R>;
     try {
@@ -45,13 +50,7 @@ export function wrapGenerator<T, R, N>(gen: Generator<T, R, N>, span: Span, ctx:
  * awaits continue in it), and `span` ends when a step resolves `done` or rejects.
  */
 export function wrapAsyncGenerator<T, R, N>(gen: AsyncGenerator<T, R, N>, span: Span, ctx: Context): AsyncGenerator<T, R, N> {
-  let finished = false;
-  const finish = (failed: boolean, err?: unknown): void => {
-    if (finished) return;
-    finished = true;
-    if (failed) markSpanError(span, err);
-    endSpan(span);
-  };
+  const finish = finisher(span);
   const step = (method: Method, arg: unknown): Promise<IteratorResult<T, R>> => {
     let pending: Promise<IteratorResult<T, R>>;
     try {
