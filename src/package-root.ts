@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 let root: string | undefined;
 
@@ -18,4 +19,14 @@ export function packageRoot(): string {
     if (up === dir) return (root = join(__dirname, '..'));
     dir = up;
   }
+}
+
+/** Absolute path of `register.cjs`, the `--require` entry: a child resolves it from any directory. */
+export function registerCjsPath(): string {
+  return join(packageRoot(), 'register.cjs');
+}
+
+/** `file:` URL of `register.mjs`, the `--import` entry. */
+export function registerMjsUrl(): string {
+  return pathToFileURL(join(packageRoot(), 'register.mjs')).href;
 }

@@ -1,3 +1,4 @@
+import { TRACER_VERSION } from '../context/tracer.js';
 import { runRun } from './run.js';
 import { runView } from './view.js';
 
@@ -18,7 +19,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'view':
       return runView(rest);
     case '--version':
-      process.stdout.write(`${require('../../package.json').version}\n`);
+      process.stdout.write(`${TRACER_VERSION}\n`);
       return 0;
     case undefined:
     case '--help':

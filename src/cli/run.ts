@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { packageRoot } from '../package-root.js';
+import { registerCjsPath, registerMjsUrl } from '../package-root.js';
 
 /** Flags of `tracehook run` and the variable each sets for the preload. */
 const FLAGS: Record<string, string> = {
@@ -76,8 +74,7 @@ export function needsRequireForm(command: RunCommand, nodeOptions = process.env.
 
 /** The absolute preload flag, so the child resolves it from any working directory. */
 export function preloadArgs(requireForm: boolean): string[] {
-  const root = packageRoot();
-  return requireForm ? ['--require', join(root, 'register.cjs')] : ['--import', pathToFileURL(join(root, 'register.mjs')).href];
+  return requireForm ? ['--require', registerCjsPath()] : ['--import', registerMjsUrl()];
 }
 
 /**

@@ -4,7 +4,7 @@ import { logDebug } from '../diag/logger.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import type { MessagingSystem } from './messaging-spans.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
-import { appendNodeOption, argsMentionPreload, IPC_ENTRY, isNodeExecutable, mentionsPreload, nodeOptionsWithPreload, runsOwnScript, scriptOf } from './preload-flags.js';
+import { appendNodeOption, argsMentionPreload, IPC_ENTRY, isNodeExecutable, nodeOptionsWithPreload, runsOwnScript, scriptOf } from './preload-flags.js';
 import type { EarlyIpcState, IpcCarrierMessage } from './protocol.js';
 import { EARLY_IPC_KEY, IPC_CMD, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
 

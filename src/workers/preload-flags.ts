@@ -1,32 +1,21 @@
-import { existsSync } from 'node:fs';
-import { basename, dirname, join, sep } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { packageRoot, registerCjsPath, registerMjsUrl } from '../package-root.js';
 
 /**
  * Where the preload lives and how a new thread or process is told to load it. Absolute paths and
  * `file:` URLs, so a child resolves them from any working directory.
  */
 
-function packageRoot(): string {
-  try {
-    return dirname(require.resolve('@tracehook/register/package.json'));
-  } catch {
-    // Not resolvable by name (copied, bundled elsewhere): walk up to the folder holding register.mjs.
-    let dir = __dirname;
-    while (!existsSync(join(dir, 'register.mjs')) && dirname(dir) !== dir) dir = dirname(dir);
-    return dir;
-  }
-}
-
 const ROOT = packageRoot();
 /** Absolute path of `register.cjs`, the `--require` entry. */
-export const REGISTER_CJS = join(ROOT, 'register.cjs');
+export const REGISTER_CJS = registerCjsPath();
 /** Absolute path of `register.mjs`, the `--import` entry. */
 export const REGISTER_MJS = join(ROOT, 'register.mjs');
 /** Absolute path of the early IPC hook a child with an IPC channel `--require`s (see ipc-entry.ts). */
 export const IPC_ENTRY = join(ROOT, 'dist', 'workers', 'ipc-entry.js');
 /** `file:` URL of `register.mjs`. */
-export const REGISTER_MJS_URL = pathToFileURL(REGISTER_MJS).href;
+export const REGISTER_MJS_URL = registerMjsUrl();
 const ROOT_URL = pathToFileURL(ROOT).href;
 
 /** True when `text` (one argument, or a whole `NODE_OPTIONS`) names this package's preload. */

@@ -4,6 +4,7 @@ import type { Span, Tracer, TracerProvider, MeterProvider } from '@opentelemetry
 import * as api from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { REQUEST_ID_KEY } from '../../context/request-id.js';
+import { TRACER_VERSION } from '../../context/tracer.js';
 import { serverRequestAttributes } from './server-attributes.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
@@ -31,7 +32,7 @@ type Patched = { prototype: { emit: Emit } };
  */
 export class FastHttpServerInstrumentation implements Instrumentation {
   readonly instrumentationName = NAME;
-  readonly instrumentationVersion: string = require('../../../package.json').version;
+  readonly instrumentationVersion: string = TRACER_VERSION ?? '0.0.0';
   private tracer: Tracer | undefined;
   private provider: TracerProvider = trace.getTracerProvider();
   private readonly originals = new Map<Patched, Emit>();
