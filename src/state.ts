@@ -6,8 +6,6 @@
 export interface PreloadState {
   /** The preload started in this thread (set before any import it makes). */
   started: boolean;
-  /** A TracerProvider is registered and spans are being recorded. */
-  tracingActive: boolean;
   /** Resolves when the startup hook has run (or failed). */
   ready?: Promise<void>;
   /**
@@ -25,10 +23,5 @@ type GlobalWithState = typeof globalThis & { [STATE_KEY]?: PreloadState };
 /** The state of this thread, created on first use. */
 export function getPreloadState(): PreloadState {
   const g = globalThis as GlobalWithState;
-  return (g[STATE_KEY] ??= { started: false, tracingActive: false });
-}
-
-/** True when the preload has registered a TracerProvider in this thread. */
-export function isTracingActive(): boolean {
-  return getPreloadState().tracingActive;
+  return (g[STATE_KEY] ??= { started: false });
 }

@@ -79,7 +79,6 @@ function activate(config: TracehookConfig, instrumentations: Instrumentation[]):
     disable(instrumentations);
     return;
   }
-  getPreloadState().tracingActive = true;
   // The instrumentations took the API's proxy provider before the hook ran; a hook that registered
   // its provider through another copy of @opentelemetry/api (the app's own, or ours unbundled) only
   // delegated that copy's proxy. Hand them the registered provider itself.
