@@ -1,4 +1,6 @@
 import { ConfigError } from './config-error.js';
+import type { RequestDataConfig } from './request-data.js';
+import { readRequestDataConfig } from './request-data.js';
 
 /**
  * Everything tracehook reads from the environment, parsed once. This is the only module that
@@ -57,6 +59,8 @@ export interface TracehookConfig {
   serviceName?: string;
   /** `OTEL_RESOURCE_ATTRIBUTES` as key/value pairs (percent-decoded). */
   resourceAttributes: Record<string, string>;
+  /** What is recorded of incoming requests and trusted of them (redaction, bounds, incoming-trace policy). */
+  requestData: RequestDataConfig;
   /** Problems found while parsing, in the order of the variables. */
   errors: ConfigError[];
 }
@@ -216,6 +220,7 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     instrumentations: [...new Set(instrumentations)],
     serviceName: str('OTEL_SERVICE_NAME'),
     resourceAttributes: parseKeyValues('OTEL_RESOURCE_ATTRIBUTES', str('OTEL_RESOURCE_ATTRIBUTES'), errors),
+    requestData: readRequestDataConfig(env, errors),
     errors,
   };
 }

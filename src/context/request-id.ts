@@ -35,3 +35,21 @@ export function getRequestId(ctx: Context = context.active()): string | undefine
   const id = ctx.getValue(REQUEST_ID_KEY);
   return typeof id === 'string' ? id : undefined;
 }
+
+/** Longest request id taken from a request header, in characters. */
+export const MAX_REQUEST_ID_LENGTH = 128;
+
+/**
+ * `value` when it can serve as a request id taken from a client (an `x-request-id` header): a
+ * string of 1–{@link MAX_REQUEST_ID_LENGTH} visible ASCII characters (0x21–0x7E: UUIDs, ULIDs,
+ * base64 and the like); anything else is not used. The id is copied onto every span of the
+ * request, so an unbounded one would multiply the size of every span.
+ */
+export function acceptRequestId(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_REQUEST_ID_LENGTH) return undefined;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e) return undefined;
+  }
+  return value;
+}

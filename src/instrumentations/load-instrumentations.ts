@@ -1,5 +1,6 @@
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { ConfigError } from '../config/config-error.js';
+import type { RequestDataConfig } from '../config/request-data.js';
 
 type InstrumentationClass = new (config?: Record<string, unknown>) => Instrumentation;
 
@@ -9,11 +10,13 @@ type InstrumentationClass = new (config?: Record<string, unknown>) => Instrument
  * is required only when named, so an instrumentation that is not enabled costs nothing.
  * @param httpServer - `fast`: SERVER spans of node:http/https from {@link FastHttpServerInstrumentation}, the
  *   stock instrumentation-http keeps the client side; `stock`: instrumentation-http for both
+ * @param requestData - redaction, bounds and incoming-trace policy for the HTTP instrumentations
  * @returns the instances (enabled on creation) and one ConfigError per name that could not be loaded
  */
 export function loadInstrumentations(
   names: readonly string[],
   httpServer: 'fast' | 'stock' = 'fast',
+  requestData?: RequestDataConfig,
 ): { instrumentations: Instrumentation[]; errors: ConfigError[] } {
   const instrumentations: Instrumentation[] = [];
   const errors: ConfigError[] = [];
@@ -21,9 +24,9 @@ export function loadInstrumentations(
     try {
       if (name === 'http' && httpServer === 'fast') {
         const { FastHttpServerInstrumentation } = require('./http/fast-http-server-instrumentation.js') as typeof import('./http/fast-http-server-instrumentation.js');
-        instrumentations.push(new FastHttpServerInstrumentation());
+        instrumentations.push(new FastHttpServerInstrumentation(requestData));
       }
-      instrumentations.push(new (instrumentationClass(name))(instrumentationConfig(name, httpServer)));
+      instrumentations.push(new (instrumentationClass(name))(instrumentationConfig(name, httpServer, requestData)));
     } catch (err) {
       const e = new ConfigError(
         'OTEL_NODE_ENABLED_INSTRUMENTATIONS',
@@ -49,7 +52,8 @@ function instrumentationClass(name: string): InstrumentationClass {
 }
 
 /** Per-instrumentation options; with the fast server side, the stock one keeps only the client side. */
-function instrumentationConfig(name: string, httpServer: 'fast' | 'stock'): Record<string, unknown> | undefined {
+function instrumentationConfig(name: string, httpServer: 'fast' | 'stock', requestData?: RequestDataConfig): Record<string, unknown> | undefined {
   if (name !== 'http') return undefined;
-  return { requireParentforOutgoingSpans: false, disableIncomingRequestInstrumentation: httpServer === 'fast' };
+  const { stockHttpOptions } = require('./http/stock-http-options.js') as typeof import('./http/stock-http-options.js');
+  return { ...(requestData && stockHttpOptions(requestData)), requireParentforOutgoingSpans: false, disableIncomingRequestInstrumentation: httpServer === 'fast' };
 }

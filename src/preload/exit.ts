@@ -1,5 +1,6 @@
 import { isMainThread } from 'node:worker_threads';
 import { logDebug } from '../diag/logger.js';
+import { endOpenSpans } from '../processors/open-span-processor.js';
 import { getPreloadState } from '../state.js';
 
 /** What exit handling needs of a TracerProvider (BasicTracerProvider has it). */
@@ -82,6 +83,8 @@ export function installExitHandlers(provider: Flushable, timeoutMs: number): voi
         void boundedFlush(provider, timeoutMs);
         return;
       }
+      // The process ends by this signal with no 'exit' event: end the spans in flight now.
+      endOpenSpans(signal);
       void boundedFlush(provider, timeoutMs).then(() => {
         process.removeListener(signal, onSignal);
         process.kill(process.pid, signal);

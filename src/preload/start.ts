@@ -48,7 +48,7 @@ function startOnce(): Promise<void> | undefined {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(createPropagator(config.propagators));
 
-  const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation);
+  const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation, config.requestData);
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
   installEsmCjsBridge();

@@ -3,6 +3,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { readConfig } from '../config/environment.js';
+import { OpenSpanProcessor } from '../processors/open-span-processor.js';
 import { createResource } from './resource.js';
 import { createSampler } from './sampler.js';
 
@@ -19,7 +20,8 @@ export interface TracerProviderOptions {
 /**
  * Creates a TracerProvider and sets it as the global one, the Node.js counterpart of Ray's
  * `trace.set_tracer_provider(TracerProvider())` inside a startup hook. The preload flushes the
- * global provider at exit, so a hook that uses this needs no exit handling of its own.
+ * global provider at exit, so a hook that uses this needs no exit handling of its own; spans still
+ * open then are ended first, marked `tracehook.incomplete` (an {@link OpenSpanProcessor} comes first).
  * @returns the registered provider
  * @see ../shared/reference/003 (Ray: the startup hook "sets up the Tracer Provider")
  */
@@ -28,7 +30,7 @@ export function registerTracerProvider(options: TracerProviderOptions = {}): Bas
   const provider = new BasicTracerProvider({
     sampler: options.sampler ?? createSampler(config!),
     resource: options.resource ?? createResource(config!),
-    spanProcessors: options.spanProcessors ?? [],
+    spanProcessors: [new OpenSpanProcessor(), ...(options.spanProcessors ?? [])],
   });
   trace.setGlobalTracerProvider(provider);
   return provider;

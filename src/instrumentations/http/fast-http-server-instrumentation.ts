@@ -3,12 +3,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Span, Tracer, TracerProvider, MeterProvider } from '@opentelemetry/api';
 import * as api from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
-import { REQUEST_ID_KEY } from '../../context/request-id.js';
+import type { IncomingTracePolicy } from '../../config/request-data.js';
+import { DEFAULT_REQUEST_VALUE_LENGTH_LIMIT, EXTRA_SENSITIVE_QUERY_PARAMS, SEMCONV_SENSITIVE_QUERY_PARAMS } from '../../config/request-data.js';
+import { REQUEST_ID_KEY, acceptRequestId } from '../../context/request-id.js';
 import { TRACER_VERSION } from '../../context/tracer.js';
+import { CLIENT_GONE_ERROR_TYPE, endClientGone, recordHandlerError } from './client-gone.js';
+import { incomingParent } from './incoming-trace.js';
+import type { RequestValuePolicy } from './server-attributes.js';
 import { serverRequestAttributes } from './server-attributes.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
-const { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } = api;
+const { SpanKind, SpanStatusCode, context, trace } = api;
 
 const kSpan = Symbol('tracehook.http.serverSpan');
 const RESPONSE_FINISH = 'http.server.response.finish';
@@ -16,6 +21,26 @@ const NAME = '@tracehook/register/http-server';
 
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
 type Patched = { prototype: { emit: Emit } };
+type TracedResponse = ServerResponse & { [kSpan]?: Span };
+
+/** Options of {@link FastHttpServerInstrumentation}; each defaults to tracehook's default configuration. */
+export interface FastHttpServerOptions {
+  /** Query parameter names whose values become `REDACTED` in `url.query` (case-sensitive). */
+  redactQueryParams?: readonly string[];
+  /** Bound on each request-derived attribute value, UTF-16 code units; default 2048. */
+  requestValueLengthLimit?: number;
+  /** What an incoming traceparent becomes (`TRACEHOOK_INCOMING_TRACE`); default `continue`. */
+  incomingTrace?: IncomingTracePolicy;
+}
+
+// A response that closes before 'finish': the client went away (or the socket was destroyed). One
+// shared listener, no closure per request.
+function onResponseClose(this: TracedResponse): void {
+  const span = this[kSpan];
+  if (!span) return;
+  this[kSpan] = undefined;
+  endClientGone(span, this);
+}
 
 /**
  * HTTP and HTTPS SERVER spans at a fraction of the stock instrumentation's cost (TRACEHOOK_HTTP_INSTRUMENTATION=fast,
@@ -25,9 +50,14 @@ type Patched = { prototype: { emit: Emit } };
  * app's request listeners run inside the span's context (an immutable AsyncLocalStorage value:
  * nothing the handler schedules can see another request's span). It ends on the
  * `http.server.response.finish` diagnostics channel, with no per-request listener. Incoming
- * `traceparent`/`tracestate`/`baggage` are extracted with the configured propagators.
- * An `x-request-id` header becomes the request id of the context (see `withRequestId`).
- * Span name is the method (no route is known to node:http); a 5xx status sets status ERROR.
+ * `traceparent`/`tracestate`/`baggage` are extracted with the configured propagators and used as
+ * `TRACEHOOK_INCOMING_TRACE` says (see `incomingParent`). An `x-request-id` header of at most 128
+ * visible ASCII characters becomes the request id of the context (see `withRequestId`).
+ * Span name is the method (no route is known to node:http); a 5xx status sets status ERROR. A
+ * response that closes before it finished (the client went away) ends the span then, with status
+ * ERROR and `error.type` {@link CLIENT_GONE_ERROR_TYPE}; a request listener that throws records the
+ * exception on the span. Request-derived values are bounded and sensitive query values redacted
+ * (see `serverRequestAttributes`).
  * @see OpenTelemetry semantic conventions, "HTTP Server semantic conventions"
  */
 export class FastHttpServerInstrumentation implements Instrumentation {
@@ -37,8 +67,15 @@ export class FastHttpServerInstrumentation implements Instrumentation {
   private provider: TracerProvider = trace.getTracerProvider();
   private readonly originals = new Map<Patched, Emit>();
   private config: InstrumentationConfig = { enabled: true };
+  private readonly values: RequestValuePolicy;
+  private readonly incomingTrace: IncomingTracePolicy;
 
-  constructor() {
+  constructor(options: FastHttpServerOptions = {}) {
+    this.values = {
+      redact: new Set(options.redactQueryParams ?? [...SEMCONV_SENSITIVE_QUERY_PARAMS, ...EXTRA_SENSITIVE_QUERY_PARAMS]),
+      limit: options.requestValueLengthLimit ?? DEFAULT_REQUEST_VALUE_LENGTH_LIMIT,
+    };
+    this.incomingTrace = options.incomingTrace ?? 'continue';
     this.enable();
   }
 
@@ -91,14 +128,21 @@ export class FastHttpServerInstrumentation implements Instrumentation {
       // Other events pass through untouched (with all their arguments).
       if (event !== 'request') return original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
       const request = req as IncomingMessage;
-      const response = res as ServerResponse & { [kSpan]?: Span };
-      let parent = propagation.extract(ROOT_CONTEXT, request.headers);
-      const requestId = request.headers['x-request-id'];
-      if (typeof requestId === 'string') parent = parent.setValue(REQUEST_ID_KEY, requestId);
+      const response = res as TracedResponse;
+      let { parent, links } = incomingParent(request.headers, self.incomingTrace);
+      const requestId = acceptRequestId(request.headers['x-request-id']);
+      if (requestId !== undefined) parent = parent.setValue(REQUEST_ID_KEY, requestId);
       const tracer = (self.tracer ??= self.provider.getTracer(NAME, self.instrumentationVersion));
-      const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes: serverRequestAttributes(request, scheme) }, parent);
+      const attributes = serverRequestAttributes(request, scheme, self.values);
+      const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links }, parent);
       response[kSpan] = span;
-      return context.with(trace.setSpan(parent, span), original, this, event, req, res);
+      response.on('close', onResponseClose);
+      try {
+        return context.with(trace.setSpan(parent, span), original, this, event, req, res);
+      } catch (err) {
+        recordHandlerError(span, err);
+        throw err;
+      }
     };
   }
 }

@@ -1,0 +1,107 @@
+import { ConfigError } from './config-error.js';
+
+/**
+ * Query parameters whose values the semantic conventions say SHOULD be redacted by default
+ * (replaced by `REDACTED`, the key kept; matched case-sensitively).
+ * @see OpenTelemetry semantic conventions, attribute registry, `url.query` and `url.full`
+ */
+export const SEMCONV_SENSITIVE_QUERY_PARAMS = [
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+  'AWSAccessKeyId',
+  'Signature',
+  'sig',
+  'X-Goog-Signature',
+] as const;
+
+/**
+ * Parameters tracehook also redacts by default: the names that carry a credential in a URL in
+ * widespread schemes. Redacting a harmless value costs a little debugging; keeping a live token
+ * in span files, readable by whoever reads traces, costs an account.
+ * - `access_token`: OAuth 2.0 bearer token in the query (RFC 6750 §2.3); `id_token`, `refresh_token`, `token`
+ * - `code`: OAuth 2.0 authorization code in the redirect URI (RFC 6749 §4.1.2), a credential until redeemed
+ * - `client_secret` (RFC 6749 §2.3.1), `password`, `passwd`, `secret`
+ * - `api_key`, `apikey`, `key` (Google APIs' `?key=`)
+ */
+export const EXTRA_SENSITIVE_QUERY_PARAMS = [
+  'access_token',
+  'id_token',
+  'refresh_token',
+  'token',
+  'code',
+  'client_secret',
+  'password',
+  'passwd',
+  'secret',
+  'api_key',
+  'apikey',
+  'key',
+] as const;
+
+/**
+ * Default bound on each attribute value taken from a request (url.path, url.query, user agent,
+ * server.address, request id…), in UTF-16 code units as the SDK counts: 2048 is the URL length
+ * most browsers, CDNs and the sitemap protocol have long kept to, and well above any real user agent
+ * (≈ 100–400). Without it, Node's 16 KiB header limit lets one request put ≈ 16 KiB into each of
+ * several attributes of every span it makes.
+ */
+export const DEFAULT_REQUEST_VALUE_LENGTH_LIMIT = 2048;
+
+/** `TRACEHOOK_INCOMING_TRACE` values. */
+export type IncomingTracePolicy = 'continue' | 'link' | 'ignore';
+
+/** What tracehook records of incoming requests, and what it trusts of them. */
+export interface RequestDataConfig {
+  /**
+   * Query parameter names whose values are replaced by `REDACTED` in `url.query` and `url.full`
+   * (case-sensitive): the semantic conventions' list, tracehook's extras, then `TRACEHOOK_REDACT_QUERY_PARAMS`.
+   */
+  redactQueryParams: string[];
+  /**
+   * Bound on each request-derived attribute value, UTF-16 code units: `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`,
+   * else `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else {@link DEFAULT_REQUEST_VALUE_LENGTH_LIMIT}.
+   */
+  requestValueLengthLimit: number;
+  /**
+   * `TRACEHOOK_INCOMING_TRACE`: `continue` (default) makes the incoming traceparent the SERVER span's
+   * parent; `link` starts a new trace with a link to it; `ignore` starts a new trace. Incoming baggage
+   * is dropped under `link` and `ignore`.
+   */
+  incomingTrace: IncomingTracePolicy;
+}
+
+type Env = Record<string, string | undefined>;
+
+const POLICIES: readonly IncomingTracePolicy[] = ['continue', 'link', 'ignore'];
+
+/** Reads {@link RequestDataConfig} from `env`; bad values are pushed onto `errors` with their fallback. Never throws. */
+export function readRequestDataConfig(env: Env, errors: ConfigError[]): RequestDataConfig {
+  const bad = (variable: string, value: string, accepted: string) => {
+    const err = new ConfigError(variable, value, accepted);
+    err.disablesTracing = false;
+    errors.push(err);
+  };
+
+  const added = (env.TRACEHOOK_REDACT_QUERY_PARAMS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const redactQueryParams = [...new Set([...SEMCONV_SENSITIVE_QUERY_PARAMS, ...EXTRA_SENSITIVE_QUERY_PARAMS, ...added])];
+
+  let requestValueLengthLimit = DEFAULT_REQUEST_VALUE_LENGTH_LIMIT;
+  for (const variable of ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT']) {
+    const raw = env[variable]?.trim();
+    if (!raw) continue;
+    const n = Number(raw);
+    if (/^\d+$/.test(raw) && Number.isSafeInteger(n)) {
+      requestValueLengthLimit = n;
+      break;
+    }
+    bad(variable, raw, `a whole number >= 0; request values are cut at ${DEFAULT_REQUEST_VALUE_LENGTH_LIMIT}`);
+  }
+
+  let incomingTrace: IncomingTracePolicy = 'continue';
+  const policy = env.TRACEHOOK_INCOMING_TRACE?.trim().toLowerCase();
+  if (policy && (POLICIES as readonly string[]).includes(policy)) incomingTrace = policy as IncomingTracePolicy;
+  else if (policy) bad('TRACEHOOK_INCOMING_TRACE', policy, '`continue`, `link` or `ignore`; using continue');
+
+  return { redactQueryParams, requestValueLengthLimit, incomingTrace };
+}

@@ -1,0 +1,39 @@
+import type { Span } from '@opentelemetry/api';
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { ServerResponse } from 'node:http';
+import { markSpanError } from '../../context/span-error.js';
+
+/**
+ * `error.type` of a SERVER span whose response closed before it finished: the client went away
+ * (gave up, cancelled, closed an event stream) or the connection was destroyed. `ECONNRESET` is the
+ * code Node.js gives the request's own `'aborted'` error in that case: a low-cardinality identifier,
+ * as the conventions ask when no status code describes the failure.
+ * @see OpenTelemetry semantic conventions, "HTTP Server" spans, `error.type`
+ */
+export const CLIENT_GONE_ERROR_TYPE = 'ECONNRESET';
+
+/**
+ * Ends `span`, a SERVER span whose `response` closed before `'finish'`: status ERROR, `error.type`
+ * {@link CLIENT_GONE_ERROR_TYPE}, and `http.response.status_code` when the headers went out.
+ */
+export function endClientGone(span: Span, response: ServerResponse): void {
+  markClientGone(span, response);
+  span.end();
+}
+
+/** The attributes and status of {@link endClientGone}, without ending the span. */
+export function markClientGone(span: Span, response: ServerResponse): void {
+  if (response.headersSent) span.setAttribute('http.response.status_code', response.statusCode);
+  span.setAttribute('error.type', CLIENT_GONE_ERROR_TYPE);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the response finished' });
+}
+
+/**
+ * Records what a request listener threw on its SERVER span (exception event, status ERROR,
+ * `error.type` = the error's name), as instrumentation-http does. The span stays open: the
+ * response may still finish, or the process end with it in flight. Never throws.
+ */
+export function recordHandlerError(span: Span, err: unknown): void {
+  markSpanError(span, err);
+  span.setAttribute('error.type', (err instanceof Error && err.name) || 'Error');
+}

@@ -1,0 +1,112 @@
+import type { Span as ApiSpan } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
+import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { markSpanError } from '../context/span-error.js';
+import { logDebug } from '../diag/logger.js';
+import { getPreloadState } from '../state.js';
+
+/** Set on spans that were still open when the process ended and were ended by tracehook. Ours: the semantic conventions have none. */
+export const INCOMPLETE_ATTRIBUTE = 'tracehook.incomplete';
+
+/**
+ * Most open spans tracked per thread. Past it, further spans are not tracked (they are exported as
+ * usual when they end, but lost if still open at exit) and counted; the bound keeps spans an app
+ * leaks (starts and never ends) from holding memory without end. 8192 spans hold a few MiB at most.
+ */
+export const MAX_TRACKED_OPEN_SPANS = 8192;
+
+interface OpenSpans {
+  spans: Set<Span>;
+  /** Spans not tracked because the set was full. */
+  untracked: number;
+  /** The exit and uncaught-exception listeners are installed in this thread. */
+  listening: boolean;
+}
+
+// One set per thread, shared by every copy of this module (the preload bundle and the API's files).
+const KEY = Symbol.for('tracehook.openSpans');
+
+function openSpans(): OpenSpans {
+  const g = globalThis as typeof globalThis & { [KEY]?: OpenSpans };
+  return (g[KEY] ??= { spans: new Set(), untracked: 0, listening: false });
+}
+
+/**
+ * Keeps the spans that have started and not ended (a Set: add on start, delete on end), so that
+ * the spans in flight when the process ends can be ended and exported by {@link endOpenSpans}:
+ * a crash's trace then shows what the process was doing. Put it first among the span processors.
+ * Creating one installs, once per thread, an `'exit'` listener that ends the open spans before the
+ * preload's final flush (listeners run in the order they were added, and this one is added while the
+ * startup hook runs, before the preload's), and an `'uncaughtExceptionMonitor'` listener that
+ * records the exception on the span active where it was thrown (status ERROR). Neither changes how
+ * the process ends. Never throws.
+ */
+export class OpenSpanProcessor implements SpanProcessor {
+  constructor() {
+    listenOnce();
+  }
+
+  /** Tracks `span`, unless {@link MAX_TRACKED_OPEN_SPANS} are already tracked. */
+  onStart(span: Span): void {
+    const open = openSpans();
+    if (open.spans.size < MAX_TRACKED_OPEN_SPANS) open.spans.add(span);
+    else open.untracked++;
+  }
+
+  /** Forgets `span`. */
+  onEnd(span: ReadableSpan): void {
+    openSpans().spans.delete(span as Span);
+  }
+
+  /** Resolves at once: nothing is buffered. */
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Resolves at once: nothing to release. */
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Ends every tracked span still open, each marked `tracehook.incomplete=true`, so the span
+ * processors export them with the final flush; call it on the way out, before that flush.
+ * @param reason - for the debug line, e.g. `exit`, `SIGTERM`
+ * @returns how many spans were ended
+ */
+export function endOpenSpans(reason: string): number {
+  const open = openSpans();
+  const spans = [...open.spans];
+  open.spans.clear();
+  for (const span of spans) {
+    try {
+      span.setAttribute(INCOMPLETE_ATTRIBUTE, true);
+      span.end();
+    } catch {
+      // A span processor that throws must not keep the others' spans from ending.
+    }
+  }
+  if (spans.length > 0 || open.untracked > 0) {
+    logDebug('exit', `${reason}: ended ${spans.length} open span(s) as incomplete; ${open.untracked} started past the bound of ${MAX_TRACKED_OPEN_SPANS} were not tracked`);
+  }
+  return spans.length;
+}
+
+function listenOnce(): void {
+  const open = openSpans();
+  if (open.listening) return;
+  open.listening = true;
+  process.on('uncaughtExceptionMonitor', recordUncaught);
+  process.on('exit', () => {
+    // In the exit event nothing asynchronous completes: exports must be synchronous from here on.
+    getPreloadState().synchronousExport = true;
+    endOpenSpans('exit');
+  });
+}
+
+// The context active in the monitor is that of the callback that threw (AsyncLocalStorage keeps it).
+function recordUncaught(err: unknown): void {
+  const span: ApiSpan | undefined = trace.getActiveSpan();
+  if (span?.isRecording()) markSpanError(span, err);
+}
