@@ -11,6 +11,7 @@ import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../hooks/default-hook.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
+import { incomingTracePropagator } from '../instrumentations/http/incoming-trace.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { runStartupHook } from '../startup-hook/run-startup-hook.js';
@@ -46,7 +47,7 @@ function startOnce(): Promise<void> | undefined {
 
   installDiagLogger();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(createPropagator(config.propagators));
+  propagation.setGlobalPropagator(incomingTracePropagator(createPropagator(config.propagators), config.requestData.incomingTrace, config.httpInstrumentation === 'stock'));
 
   const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation, config.requestData);
   if (!report(loaded.errors, config.strict)) return undefined;
