@@ -67,6 +67,24 @@ test('uncaught exception in a handler while 3 other requests are in flight: all 
   assert.equal(crash.status.code, 'UNSET', 'only the active span gets the exception');
 });
 
+for (const mode of ['fast', 'stock']) {
+  test(`${mode}: a request listener that throws synchronously: the exception on its SERVER span, exported at exit`, async (t) => {
+    const { app, port, dir } = await startApp(t, mode);
+    await inFlight(app, port, '/slow');
+    await inFlight(app, port, '/throw');
+    const { code, stderr } = await app.done;
+    assert.equal(code, 1);
+    assert.match(stderr, /TypeError: listener threw/);
+    const spans = await readSpans(dir);
+    assertIncomplete(spans, '/slow', 1);
+    const [server] = spans.filter((s) => s.kind === 'SERVER' && s.attributes['url.path'] === '/throw');
+    assert.ok(server, 'the SERVER span of the throwing request');
+    assert.equal(server.status.code, 'ERROR');
+    assert.equal(server.attributes['error.type'], 'TypeError');
+    assert.equal(server.events.find((e) => e.name === 'exception')?.attributes['exception.message'], 'listener threw');
+  });
+}
+
 test('process.exit() inside a request while 2 others are in flight: exit code kept, open spans exported as incomplete', async (t) => {
   const { app, port, dir } = await startApp(t);
   await inFlight(app, port, '/slow', 2);

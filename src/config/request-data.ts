@@ -39,6 +39,9 @@ export const EXTRA_SENSITIVE_QUERY_PARAMS = [
   'key',
 ] as const;
 
+/** The names redacted when `TRACEHOOK_REDACT_QUERY_PARAMS` adds none: the conventions' list and tracehook's. */
+export const DEFAULT_REDACTED_QUERY_PARAMS: readonly string[] = [...SEMCONV_SENSITIVE_QUERY_PARAMS, ...EXTRA_SENSITIVE_QUERY_PARAMS];
+
 /**
  * Default bound on each attribute value taken from a request (url.path, url.query, user agent,
  * server.address, request id…), in UTF-16 code units as the SDK counts: 2048 is the URL length
@@ -84,7 +87,7 @@ export function readRequestDataConfig(env: Env, errors: ConfigError[]): RequestD
   };
 
   const added = (env.TRACEHOOK_REDACT_QUERY_PARAMS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const redactQueryParams = [...new Set([...SEMCONV_SENSITIVE_QUERY_PARAMS, ...EXTRA_SENSITIVE_QUERY_PARAMS, ...added])];
+  const redactQueryParams = [...new Set([...DEFAULT_REDACTED_QUERY_PARAMS, ...added])];
 
   let requestValueLengthLimit = DEFAULT_REQUEST_VALUE_LENGTH_LIMIT;
   for (const variable of ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT']) {

@@ -4,7 +4,7 @@ import type { Span, Tracer, TracerProvider, MeterProvider } from '@opentelemetry
 import * as api from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { IncomingTracePolicy } from '../../config/request-data.js';
-import { DEFAULT_REQUEST_VALUE_LENGTH_LIMIT, EXTRA_SENSITIVE_QUERY_PARAMS, SEMCONV_SENSITIVE_QUERY_PARAMS } from '../../config/request-data.js';
+import { DEFAULT_REDACTED_QUERY_PARAMS, DEFAULT_REQUEST_VALUE_LENGTH_LIMIT } from '../../config/request-data.js';
 import { REQUEST_ID_KEY, acceptRequestId } from '../../context/request-id.js';
 import { TRACER_VERSION } from '../../context/tracer.js';
 import { CLIENT_GONE_ERROR_TYPE, endClientGone, recordHandlerError } from './client-gone.js';
@@ -49,7 +49,8 @@ function onResponseClose(this: TracedResponse): void {
  * The span starts where the server emits `'request'`: `Server.prototype.emit` is wrapped so the
  * app's request listeners run inside the span's context (an immutable AsyncLocalStorage value:
  * nothing the handler schedules can see another request's span). It ends on the
- * `http.server.response.finish` diagnostics channel, with no per-request listener. Incoming
+ * `http.server.response.finish` diagnostics channel; one shared `'close'` listener per response
+ * catches the responses that never finish. Incoming
  * `traceparent`/`tracestate`/`baggage` are extracted with the configured propagators and used as
  * `TRACEHOOK_INCOMING_TRACE` says (see `incomingParent`). An `x-request-id` header of at most 128
  * visible ASCII characters becomes the request id of the context (see `withRequestId`).
@@ -72,7 +73,7 @@ export class FastHttpServerInstrumentation implements Instrumentation {
 
   constructor(options: FastHttpServerOptions = {}) {
     this.values = {
-      redact: new Set(options.redactQueryParams ?? [...SEMCONV_SENSITIVE_QUERY_PARAMS, ...EXTRA_SENSITIVE_QUERY_PARAMS]),
+      redact: new Set(options.redactQueryParams ?? DEFAULT_REDACTED_QUERY_PARAMS),
       limit: options.requestValueLengthLimit ?? DEFAULT_REQUEST_VALUE_LENGTH_LIMIT,
     };
     this.incomingTrace = options.incomingTrace ?? 'continue';
@@ -129,12 +130,13 @@ export class FastHttpServerInstrumentation implements Instrumentation {
       if (event !== 'request') return original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
       const request = req as IncomingMessage;
       const response = res as TracedResponse;
-      let { parent, links } = incomingParent(request.headers, self.incomingTrace);
+      const incoming = incomingParent(request.headers, self.incomingTrace);
+      let parent = incoming.parent;
       const requestId = acceptRequestId(request.headers['x-request-id']);
       if (requestId !== undefined) parent = parent.setValue(REQUEST_ID_KEY, requestId);
       const tracer = (self.tracer ??= self.provider.getTracer(NAME, self.instrumentationVersion));
       const attributes = serverRequestAttributes(request, scheme, self.values);
-      const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links }, parent);
+      const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links: incoming.links }, parent);
       response[kSpan] = span;
       response.on('close', onResponseClose);
       try {
