@@ -98,7 +98,8 @@ export function readRequestDataConfig(env: Env, errors: ConfigError[]): RequestD
       requestValueLengthLimit = n;
       break;
     }
-    bad(variable, raw, `a whole number >= 0; request values are cut at ${DEFAULT_REQUEST_VALUE_LENGTH_LIMIT}`);
+    // The SDK reads these variables too and already reports a value that is not a number at all.
+    if (!Number.isNaN(n)) bad(variable, raw, `a whole number >= 0; request values are cut at ${DEFAULT_REQUEST_VALUE_LENGTH_LIMIT}`);
   }
 
   let incomingTrace: IncomingTracePolicy = 'continue';
