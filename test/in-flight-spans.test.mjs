@@ -111,3 +111,15 @@ for (const mode of ['fast', 'stock']) {
     assert.equal(spans.filter((s) => s.name === 'slow-work' && s.attributes['tracehook.incomplete'] === true).length, 4);
   });
 }
+
+test('10,000 spans open at process.exit(): the 8192 tracked are all exported as incomplete, those past the bound are not', async (t) => {
+  const dir = spansDir(t);
+  const { code, stderr } = await start('open-spans-app.mjs', { args: ['10000'], env: { TRACEHOOK_SPANS_DIR: dir, OTEL_LOG_LEVEL: 'debug' } }).done;
+  assert.equal(code, 0);
+  assert.match(stderr, /ended 8192 open span\(s\) as incomplete; 1808 started past the bound of 8192 were not tracked/);
+  const spans = await readSpans(dir);
+  assert.equal(spans.length, 8192, 'no tracked span lost to the batch queue (2048 by default)');
+  assert.ok(spans.every((s) => s.attributes['tracehook.incomplete'] === true));
+  assert.equal(new Set(spans.map((s) => s.name)).size, 8192);
+  assert.ok(spans.some((s) => s.name === 'open-0') && spans.some((s) => s.name === 'open-8191') && !spans.some((s) => s.name === 'open-8192'), 'the first 8192 started are the ones tracked');
+});

@@ -21,7 +21,12 @@ interface OpenSpans {
   untracked: number;
   /** The exit and uncaught-exception listeners are installed in this thread. */
   listening: boolean;
+  /** Hands the ended spans to the exporters (the provider's forceFlush), so a batch queue never overflows. */
+  flush?: () => Promise<void>;
 }
+
+/** Spans ended between two flushes by {@link endOpenSpans}: a quarter of the BatchSpanProcessor's default queue. */
+const END_CHUNK = 512;
 
 // One set per thread, shared by every copy of this module (the preload bundle and the API's files).
 const KEY = Symbol.for('tracehook.openSpans');
@@ -71,7 +76,9 @@ export class OpenSpanProcessor implements SpanProcessor {
 
 /**
  * Ends every tracked span still open, each marked `tracehook.incomplete=true`, so the span
- * processors export them with the final flush; call it on the way out, before that flush.
+ * processors export them with the final flush; call it on the way out, before that flush. In the
+ * `exit` event the provider is flushed every 512 spans (see {@link flushOpenSpansWith}), so a batch
+ * queue cannot overflow; on a signal the batch queue's bound applies (2048 by default).
  * @param reason - for the debug line, e.g. `exit`, `SIGTERM`
  * @returns how many spans were ended
  */
@@ -79,18 +86,30 @@ export function endOpenSpans(reason: string): number {
   const open = openSpans();
   const spans = [...open.spans];
   open.spans.clear();
-  for (const span of spans) {
+  // In the exit event exports are synchronous: flushing between chunks drains the queue as it fills.
+  // Elsewhere (a signal) an export started early would not be awaited by the final flush.
+  const flush = getPreloadState().synchronousExport ? open.flush : undefined;
+  spans.forEach((span, i) => {
     try {
       span.setAttribute(INCOMPLETE_ATTRIBUTE, true);
       span.end();
+      if ((i + 1) % END_CHUNK === 0) void flush?.().catch(() => undefined);
     } catch {
       // A span processor that throws must not keep the others' spans from ending.
     }
-  }
+  });
   if (spans.length > 0 || open.untracked > 0) {
     logDebug('exit', `${reason}: ended ${spans.length} open span(s) as incomplete; ${open.untracked} started past the bound of ${MAX_TRACKED_OPEN_SPANS} were not tracked`);
   }
   return spans.length;
+}
+
+/**
+ * Sets how {@link endOpenSpans} hands ended spans over between chunks: the provider's `forceFlush`
+ * (a batch span processor's queue, 2048 spans by default, would drop the rest of thousands ended at once).
+ */
+export function flushOpenSpansWith(flush: () => Promise<void>): void {
+  openSpans().flush = flush;
 }
 
 function listenOnce(): void {

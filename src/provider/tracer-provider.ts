@@ -3,7 +3,7 @@ import type { Resource } from '@opentelemetry/resources';
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { readConfig } from '../config/environment.js';
-import { OpenSpanProcessor } from '../processors/open-span-processor.js';
+import { OpenSpanProcessor, flushOpenSpansWith } from '../processors/open-span-processor.js';
 import { createResource } from './resource.js';
 import { createSampler } from './sampler.js';
 
@@ -33,6 +33,7 @@ export function registerTracerProvider(options: TracerProviderOptions = {}): Bas
     spanProcessors: [new OpenSpanProcessor(), ...(options.spanProcessors ?? [])],
   });
   trace.setGlobalTracerProvider(provider);
+  flushOpenSpansWith(() => provider.forceFlush());
   return provider;
 }
 
