@@ -67,6 +67,19 @@ test('uncaught exception in a handler while 3 other requests are in flight: all 
   assert.equal(crash.status.code, 'UNSET', 'only the active span gets the exception');
 });
 
+test('an unhandled rejection in an async handler: recorded on the span active where it was thrown', async (t) => {
+  const { app, port, dir } = await startApp(t);
+  await inFlight(app, port, '/reject');
+  const { code, stderr } = await app.done;
+  assert.equal(code, 1);
+  assert.match(stderr, /RangeError: async handler rejected/);
+  const spans = await readSpans(dir);
+  const [work] = spans.filter((s) => s.name === 'reject-work');
+  assert.equal(work.status.code, 'ERROR');
+  assert.equal(work.events.find((e) => e.name === 'exception')?.attributes['exception.type'], 'RangeError');
+  assertIncomplete(spans, '/reject', 1);
+});
+
 for (const mode of ['fast', 'stock']) {
   test(`${mode}: a request listener that throws synchronously: the exception on its SERVER span, exported at exit`, async (t) => {
     const { app, port, dir } = await startApp(t, mode);
