@@ -11,7 +11,7 @@ export const INCOMPLETE_ATTRIBUTE = 'tracehook.incomplete';
 /**
  * Most open spans tracked per thread. Past it, further spans are not tracked (they are exported as
  * usual when they end, but lost if still open at exit) and counted; the bound keeps spans an app
- * leaks (starts and never ends) from holding memory without end. 8192 spans hold a few MiB at most.
+ * leaks (starts and never ends) from holding memory without end: at ≈ 1–2 KiB a span, 8–16 MiB at most.
  */
 export const MAX_TRACKED_OPEN_SPANS = 8192;
 
@@ -31,9 +31,12 @@ const END_CHUNK = 512;
 // One set per thread, shared by every copy of this module (the preload bundle and the API's files).
 const KEY = Symbol.for('tracehook.openSpans');
 
+let cached: OpenSpans | undefined;
+
 function openSpans(): OpenSpans {
+  if (cached) return cached;
   const g = globalThis as typeof globalThis & { [KEY]?: OpenSpans };
-  return (g[KEY] ??= { spans: new Set(), untracked: 0, listening: false });
+  return (cached = g[KEY] ??= { spans: new Set(), untracked: 0, listening: false });
 }
 
 /**
