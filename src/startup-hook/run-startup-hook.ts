@@ -67,8 +67,14 @@ function requireFunction(value: string): ((...args: unknown[]) => unknown) | und
   let target: unknown;
   try {
     target = require(file);
-  } catch {
-    return undefined;
+  } catch (err) {
+    // Only "this module needs import()": any other error is the module's own, and loading it
+    // again through import() would run its side effects twice.
+    if (IMPORT_ONLY.has((err as { code?: string }).code ?? '')) return undefined;
+    throw new ConfigError(VARIABLE, value, 'a module that can be imported', (err as Error).message?.split('\n')[0]);
   }
   return pickFunction(VARIABLE, value, path, target);
 }
+
+/** Errors of `require()` for modules that only `import()` loads (ES modules on older Node, top-level await, other file types). */
+const IMPORT_ONLY = new Set(['ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE', 'ERR_REQUIRE_CYCLE_MODULE', 'ERR_UNKNOWN_FILE_EXTENSION', 'MODULE_NOT_FOUND']);
