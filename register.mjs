@@ -29,6 +29,6 @@ async function startPreload() {
     register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
     acknowledged = waitForAllMessagesAcknowledged;
   }
-  await require('./dist/preload.bundle.js').start();
+  await require('./dist/preload.bundle.js').start({ awaited: true });
   await acknowledged?.();
 }

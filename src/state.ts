@@ -14,6 +14,11 @@ export interface PreloadState {
    * The file exporter then writes at once; ExitSafeSpanExporter hands OTLP spans to its sender.
    */
   synchronousExport?: boolean;
+  /**
+   * When the process is ending: the time (`Date.now()`, ms) past which nothing at exit may wait
+   * any more (`TRACEHOOK_SHUTDOWN_TIMEOUT_MS` after the ending began). Unset while it runs.
+   */
+  exitDeadline?: number;
 }
 
 const STATE_KEY = Symbol.for('tracehook.state');

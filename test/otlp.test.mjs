@@ -51,7 +51,8 @@ for (const protocol of ['http/protobuf', 'http/json']) {
   test(`OTLP ${protocol}: spans still queued at process.exit() reach the receiver; exit code kept`, async (t) => {
     const receiver = await startReceiver();
     t.after(() => receiver.close());
-    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=t%201' };
+    // A bound wide enough for the exit sender (a node process) to start on a loaded machine.
+    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=t%201', TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '5000' };
     const { code } = await start('exit-app.mjs', { args: ['exit', '25'], env }).done;
     assert.equal(code, 3);
     const spans = receiver.requests.flatMap((r) => decodeExportRequest(JSON.parse(r.body.toString())));

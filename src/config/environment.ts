@@ -1,6 +1,7 @@
 import { ConfigError } from './config-error.js';
 import type { RequestDataConfig } from './request-data.js';
 import { readRequestDataConfig } from './request-data.js';
+import { readStartupHookTimeoutMs } from './startup.js';
 
 /**
  * Everything tracehook reads from the environment, parsed once. This is the only module that
@@ -39,6 +40,8 @@ export interface TracehookConfig {
   spansDir: string;
   /** `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`: the bound on flushing at exit, ms; default 400. */
   shutdownTimeoutMs: number;
+  /** `TRACEHOOK_STARTUP_HOOK_TIMEOUT_MS`: the bound on the startup hook settling, ms; default 3000. */
+  startupHookTimeoutMs: number;
   /** `OTEL_PROPAGATORS`, lowercased; default `['tracecontext', 'baggage']`. */
   propagators: string[];
   /** Instrumentation names (`http`, `grpc`, `express`, …) after `OTEL_NODE_ENABLED/DISABLED_INSTRUMENTATIONS`. */
@@ -216,6 +219,7 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     otlpProtocol,
     spansDir: str('TRACEHOOK_SPANS_DIR') ?? DEFAULT_SPANS_DIR,
     shutdownTimeoutMs,
+    startupHookTimeoutMs: readStartupHookTimeoutMs(env, errors),
     propagators,
     instrumentations: [...new Set(instrumentations)],
     serviceName: str('OTEL_SERVICE_NAME'),

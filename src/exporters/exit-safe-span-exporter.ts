@@ -5,51 +5,98 @@ import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { logDebug, warnOnce } from '../diag/logger.js';
 import { packageRoot } from '../package-root.js';
+import { withUnrefTimers } from '../preload/unref-timers.js';
 import { getPreloadState } from '../state.js';
 import { spansToOtlpJson } from './json-trace-serializer.js';
 
-/** Where and how the spans of the `exit` event are sent: an OTLP/HTTP traces URL and its headers. */
+/** Where and how the spans of the `exit` event are sent. */
 export interface ExitSendTarget {
+  /** `http`: OTLP/HTTP with a JSON body; `grpc`: the OTLP/gRPC `TraceService/Export` call. */
+  protocol: 'http' | 'grpc';
+  /** The OTLP/HTTP traces URL, or the gRPC endpoint (`http://host:port`, `https://` for TLS). */
   url: string;
   headers: Record<string, string>;
-  /** The bound on the whole hand-over, ms (`TRACEHOOK_SHUTDOWN_TIMEOUT_MS`). */
+  /** The bound on the hand-over when the exit path set no deadline, ms (`TRACEHOOK_SHUTDOWN_TIMEOUT_MS`). */
   timeoutMs: number;
 }
 
+/** What the exit path needs of each ExitSafeSpanExporter of this thread. */
+export interface ExitSafeExport {
+  /** Resolves when every export in flight has called back. Never rejects. */
+  settled(): Promise<void>;
+  /** Sends the batches still in flight before returning (the process is ending: their requests cannot complete). */
+  sendInFlightNow(): void;
+}
+
+const REGISTRY_KEY = Symbol.for('tracehook.exitSafeExporters');
+
+/** The ExitSafeSpanExporters of this thread (shared by every copy of this module). */
+export function exitSafeExporters(): Set<ExitSafeExport> {
+  const g = globalThis as typeof globalThis & { [REGISTRY_KEY]?: Set<ExitSafeExport> };
+  return (g[REGISTRY_KEY] ??= new Set());
+}
+
+interface Batch {
+  spans: ReadableSpan[];
+  done: (result: ExportResult) => void;
+  settled: Promise<void>;
+}
+
 /**
- * Wraps an OTLP exporter so that spans still queued when the app calls `process.exit()` reach the
- * backend. In the `exit` event no socket can complete, so there the spans are encoded as OTLP/JSON
- * and sent by a short-lived child process that this process waits for synchronously, bounded by
- * `timeoutMs` (OTLP/HTTP receivers accept JSON on the same URL as protobuf). At any other time
- * exports go to the wrapped exporter unchanged.
+ * Wraps an OTLP exporter so that no ended span is lost to the end of the process, and no export
+ * keeps the process alive:
+ * - exports in flight are tracked: the exit path waits for them (bounded), and when the process
+ *   ends with some still in flight (the app's `process.exit()`, a signal), their spans are sent
+ *   again synchronously (at least once: the backend may have received a request whose answer never
+ *   came);
+ * - in the `exit` event no socket can complete, so there spans are sent by a short-lived child
+ *   process that this process waits for synchronously, bounded by the exit deadline: as OTLP/JSON
+ *   over HTTP (receivers accept JSON on the protobuf URL), or as the protobuf request over gRPC;
+ * - an `export()` that throws calls back FAILED instead; timers it arms synchronously are unref'd.
+ * At any other time exports go to the wrapped exporter unchanged.
  */
-export class ExitSafeSpanExporter implements SpanExporter {
+export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
+  private readonly inFlight = new Set<Batch>();
+
   constructor(
     private readonly exporter: SpanExporter,
     private readonly target: ExitSendTarget,
-  ) {}
+  ) {
+    exitSafeExporters().add(this);
+  }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    if (!getPreloadState().synchronousExport) {
-      this.exporter.export(spans, resultCallback);
+    if (getPreloadState().synchronousExport) {
+      resultCallback(this.sendNow(spans));
       return;
     }
-    const started = Date.now();
+    let resolve!: () => void;
+    const batch: Batch = {
+      spans,
+      settled: new Promise<void>((r) => (resolve = r)),
+      done: (result) => {
+        if (!this.inFlight.delete(batch)) return;
+        resolve();
+        resultCallback(result);
+      },
+    };
+    this.inFlight.add(batch);
     try {
-      const body = spansToOtlpJson(spans);
-      const sender = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'exporters', 'exit-sender.js')], {
-        input: JSON.stringify({ url: this.target.url, headers: this.target.headers, body }),
-        timeout: this.target.timeoutMs,
-        // A clean environment: the sender must not load the preload (NODE_OPTIONS) or anything else.
-        env: { PATH: process.env.PATH ?? '' },
-        stdio: ['pipe', 'ignore', 'ignore'],
-      });
-      logDebug('exit', `sent ${spans.length} spans at exit in ${Date.now() - started} ms (status ${sender.status})`);
-      resultCallback({ code: sender.status === 0 ? ExportResultCode.SUCCESS : ExportResultCode.FAILED });
+      withUnrefTimers(() => this.exporter.export(spans, batch.done));
     } catch (err) {
-      warnOnce('exit', 'exit-send', `cannot send spans at exit: ${(err as Error).message}`);
-      resultCallback({ code: ExportResultCode.FAILED, error: err as Error });
+      batch.done({ code: ExportResultCode.FAILED, error: err as Error });
     }
+  }
+
+  settled(): Promise<void> {
+    return Promise.all([...this.inFlight].map((b) => b.settled)).then(() => undefined);
+  }
+
+  sendInFlightNow(): void {
+    const batches = [...this.inFlight];
+    if (batches.length === 0) return;
+    const result = this.sendNow(batches.flatMap((b) => b.spans));
+    for (const b of batches) b.done(result);
   }
 
   forceFlush(): Promise<void> {
@@ -57,6 +104,39 @@ export class ExitSafeSpanExporter implements SpanExporter {
   }
 
   shutdown(): Promise<void> {
+    exitSafeExporters().delete(this);
     return this.exporter.shutdown();
   }
+
+  /** Sends `spans` through the exit sender, waiting for it up to the exit deadline. */
+  private sendNow(spans: ReadableSpan[]): ExportResult {
+    const deadline = getPreloadState().exitDeadline;
+    const timeout = deadline === undefined ? this.target.timeoutMs : Math.floor(deadline - Date.now());
+    if (timeout <= 0) {
+      logDebug('exit', `${spans.length} spans not sent: the exit bound was reached`);
+      return { code: ExportResultCode.FAILED, error: new Error('the exit bound (TRACEHOOK_SHUTDOWN_TIMEOUT_MS) was reached') };
+    }
+    const started = Date.now();
+    try {
+      const body = this.target.protocol === 'grpc' ? Buffer.from(protobufRequest(spans)).toString('base64') : spansToOtlpJson(spans);
+      const sender = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'exporters', 'exit-sender.js')], {
+        input: JSON.stringify({ protocol: this.target.protocol, url: this.target.url, headers: this.target.headers, body }),
+        timeout,
+        // A clean environment: the sender must not load the preload (NODE_OPTIONS) or anything else.
+        env: { PATH: process.env.PATH ?? '' },
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+      logDebug('exit', `sent ${spans.length} spans at exit in ${Date.now() - started} ms (status ${sender.status})`);
+      return { code: sender.status === 0 ? ExportResultCode.SUCCESS : ExportResultCode.FAILED };
+    } catch (err) {
+      warnOnce('exit', 'exit-send', `cannot send spans at exit: ${(err as Error).message}`);
+      return { code: ExportResultCode.FAILED, error: err as Error };
+    }
+  }
+}
+
+/** The OTLP `ExportTraceServiceRequest` of `spans` as protobuf (otlp-transformer is loaded by the gRPC exporter already). */
+function protobufRequest(spans: ReadableSpan[]): Uint8Array {
+  const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+  return ProtobufTraceSerializer.serializeRequest(spans) ?? new Uint8Array();
 }

@@ -1,22 +1,36 @@
+import type { Agent } from 'node:http';
+import { createRequire } from 'node:module';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TracehookConfig } from '../config/environment.js';
 import { readConfig } from '../config/environment.js';
+import { logDebug } from '../diag/logger.js';
+import { unrefTimersOf } from '../preload/unref-timers.js';
 import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
 
 /**
  * The OTLP trace exporter for `protocol`, required only when chosen (each costs 50–110 ms to
  * import). Endpoint, headers, compression and timeout come from the standard
- * `OTEL_EXPORTER_OTLP_*` variables, which the exporters read themselves. The HTTP ones are wrapped
- * in an {@link ExitSafeSpanExporter}, so spans queued when the app calls `process.exit()` still
- * reach the backend (within `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`).
+ * `OTEL_EXPORTER_OTLP_*` variables, which the exporters read themselves. Wrapped in an
+ * {@link ExitSafeSpanExporter}: spans in flight or queued when the app calls `process.exit()` still
+ * reach the backend (within `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`). Its sockets (HTTP) and retry timers are
+ * unref'd, so a backend that refuses, hangs or answers 429 never keeps the process alive after the
+ * app's own work is done; the exit path then waits for it within the same bound.
  * @param protocol - default: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter"
  */
 export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol']): SpanExporter {
   const config = readConfig();
-  const exporter = otlpExporter(protocol ?? config.otlpProtocol);
-  if ((protocol ?? config.otlpProtocol) === 'grpc') return exporter;
-  return new ExitSafeSpanExporter(exporter, { url: config.otlpTracesUrl, headers: config.otlpHeaders, timeoutMs: config.shutdownTimeoutMs });
+  const chosen = protocol ?? config.otlpProtocol;
+  const exporter = otlpExporter(chosen);
+  // OTLPExporterBase → OTLPExportDelegate → RetryingTransport, whose retry() arms the back-off timer.
+  unrefTimersOf((exporter as { _delegate?: { _transport?: unknown } })._delegate?._transport, 'retry', "the OTLP exporter's retrying transport");
+  const target = { protocol: chosen === 'grpc' ? ('grpc' as const) : ('http' as const), url: chosen === 'grpc' ? grpcEndpoint(config) : config.otlpTracesUrl, headers: config.otlpHeaders, timeoutMs: config.shutdownTimeoutMs };
+  return new ExitSafeSpanExporter(exporter, target);
+}
+
+/** The gRPC endpoint: the OTLP endpoint variables without the `/v1/traces` path OTLP/HTTP adds. */
+function grpcEndpoint(config: TracehookConfig): string {
+  return config.otlpTracesUrl.replace(/\/v1\/traces$/, '') || 'http://localhost:4317';
 }
 
 /**
@@ -32,8 +46,42 @@ function otlpExporter(protocol: TracehookConfig['otlpProtocol']): SpanExporter {
     case 'grpc':
       return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter(options);
     case 'http/json':
-      return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options);
+      return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ ...options, httpAgentOptions: unrefAgentFactory('@opentelemetry/exporter-trace-otlp-http') });
     default:
-      return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
+      return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ ...options, httpAgentOptions: unrefAgentFactory('@opentelemetry/exporter-trace-otlp-proto') });
   }
+}
+
+type AgentFactory = (protocol: string) => Promise<Agent>;
+
+/**
+ * The exporter's own agent (keep-alive, and the `OTEL_EXPORTER_OTLP_*CERTIFICATE` / `*CLIENT_KEY`
+ * TLS files, read by otlp-exporter-base's `convertLegacyHttpOptions`) with its sockets unref'd:
+ * Node's Agent refs a socket while a request uses it, and a request to a backend that hangs would
+ * then keep the process alive until the exporter's time-out (10 s).
+ */
+function unrefAgentFactory(exporterPackage: string): AgentFactory | undefined {
+  let base: AgentFactory;
+  try {
+    const fromExporter = createRequire(require.resolve(exporterPackage));
+    const { convertLegacyHttpOptions } = fromExporter('@opentelemetry/otlp-exporter-base/node-http') as { convertLegacyHttpOptions: (...a: unknown[]) => { agentFactory: AgentFactory } };
+    base = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', {}).agentFactory;
+  } catch (err) {
+    logDebug('otlp', `cannot reach the exporter's agent factory (${(err as Error).message}); its sockets keep the process alive while a request is open`);
+    return undefined;
+  }
+  return async (protocol) => unrefSockets(await base(protocol));
+}
+
+function unrefSockets(agent: Agent): Agent {
+  const a = agent as unknown as { createConnection: (...args: unknown[]) => { unref?: () => void } | undefined; reuseSocket: (...args: unknown[]) => void };
+  const create = a.createConnection;
+  a.createConnection = function (this: unknown, ...args: unknown[]) {
+    const socket = Reflect.apply(create, this, args) as { unref?: () => void } | undefined;
+    socket?.unref?.();
+    return socket;
+  };
+  // Agent#reuseSocket refs a kept-alive socket again for its next request.
+  a.reuseSocket = () => undefined;
+  return agent;
 }

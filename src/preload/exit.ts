@@ -1,95 +1,157 @@
 import { isMainThread } from 'node:worker_threads';
 import { logDebug } from '../diag/logger.js';
+import { exitSafeExporters } from '../exporters/exit-safe-span-exporter.js';
 import { endOpenSpans } from '../processors/open-span-processor.js';
 import { getPreloadState } from '../state.js';
+import type { ExitSignal } from './signals.js';
+import { EXIT_SIGNALS, addHiddenListener, appSignalListeners, isListening, patchSelfKill, removeHiddenSignalListener } from './signals.js';
+import { unrefExportTimers, withUnrefTimers } from './unref-timers.js';
 
 /** What exit handling needs of a TracerProvider (BasicTracerProvider has it). */
 export interface Flushable {
-  forceFlush(): Promise<void>;
+  forceFlush(options?: { timeoutMillis?: number }): Promise<void>;
 }
 
-/** The signals whose default action is to end the process and after which spans are flushed. */
-const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+/**
+ * The last things done in this thread, in this order, once the process can no longer run its event
+ * loop (the `exit` event, or right before a signal's default action ends it). Each step must finish
+ * before it returns; `getPreloadState().exitDeadline` is the time past which none may wait.
+ * Add a step here as one line; each runs in its own try/catch.
+ */
+function finalSteps(provider: Flushable, reason: string): Array<[name: string, step: () => void]> {
+  return [
+    ['end the spans still open', () => endSpansStillOpen(reason)],
+    ['export every ended span', () => exportNow(provider)],
+  ];
+}
 
 /**
- * Flushes `provider`, resolving when it is done or after `timeoutMs`, whichever comes first. The
- * timer is unref'd: it bounds the wait but never keeps the process alive. Never rejects.
- * @returns true when the flush finished (or failed) within the bound, false on time-out
+ * Ends the spans in flight (requests at a crash, `process.exit()` or a signal), marked
+ * `tracehook.incomplete`, so the export that follows takes them. Exports are synchronous from here
+ * on: nothing asynchronous completes any more.
  */
-export function boundedFlush(provider: Flushable, timeoutMs: number): Promise<boolean> {
+function endSpansStillOpen(reason: string): void {
+  getPreloadState().synchronousExport = true;
+  endOpenSpans(reason);
+}
+
+/**
+ * Hands every ended span to the exporters and has them written or sent before returning: span
+ * files and the console write at once, OTLP goes through the exit sender (ExitSafeSpanExporter),
+ * including the batches still in flight.
+ */
+function exportNow(provider: Flushable): void {
+  const state = getPreloadState();
+  state.synchronousExport = true;
+  void withUnrefTimers(() => provider.forceFlush({ timeoutMillis: 0 })).catch(() => undefined);
+  for (const exporter of exitSafeExporters()) exporter.sendInFlightNow();
+}
+
+/**
+ * Waits, within the exit deadline, for the exporters to take every ended span and for the exports
+ * in flight to be answered. Timers are unref'd, so this never keeps the process alive by itself
+ * (the caller holds the event loop for the bound). Resolves true when done, false at the deadline;
+ * never rejects.
+ */
+function drain(provider: Flushable): Promise<boolean> {
+  const remaining = (getPreloadState().exitDeadline ?? 0) - Date.now();
+  if (remaining <= 0) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
+    const timer = setTimeout(() => resolve(false), remaining);
     timer.unref();
-    let flushing: Promise<void>;
+    let flushing: Promise<unknown>;
     try {
-      flushing = provider.forceFlush();
+      flushing = withUnrefTimers(() => provider.forceFlush({ timeoutMillis: remaining })).catch((err: unknown) => logDebug('exit', `flush failed: ${(err as Error)?.message ?? err}`));
     } catch {
       flushing = Promise.resolve();
     }
-    flushing.then(
-      () => {
+    void flushing
+      .then(() => Promise.all([...exitSafeExporters()].map((e) => e.settled())))
+      .then(() => {
         clearTimeout(timer);
         resolve(true);
-      },
-      (err: unknown) => {
-        logDebug('exit', `flush failed: ${(err as Error)?.message ?? err}`);
-        clearTimeout(timer);
-        resolve(true);
-      },
-    );
+      });
   });
 }
 
 /**
- * Makes the end of the process lose no ended span, without changing how the process ends:
- * - the event loop drains: flush on `beforeExit`; if the exporter is still busy after `timeoutMs`
- *   the process exits with the exit code it was going to have;
- * - `process.exit()` or the end after `beforeExit`: on `exit`, the remaining spans are exported
- *   synchronously (span files and console write; OTLP/HTTP hands them to a sender process, see
- *   ExitSafeSpanExporter, bounded by `timeoutMs`);
- * - SIGTERM / SIGINT with no handler of the app's: flush (bounded), then the signal is raised again
- *   with no listener left, so the process ends by that signal (status 128+n) as it would have;
- *   with a handler of the app's, the app's handler decides and nothing else changes.
- * @param timeoutMs - the bound on each flush, ms (`TRACEHOOK_SHUTDOWN_TIMEOUT_MS`)
+ * Makes the end of the process lose no ended span, without changing how or when it ends beyond
+ * `timeoutMs`:
+ * - the event loop drains (the app's work is done; exports hold nothing, their sockets and timers
+ *   are unref'd): on `beforeExit`, wait up to `timeoutMs` for the exporters, holding the loop with
+ *   one timer; the process then ends by itself, with the app's exit code, after any async cleanup
+ *   of the app's own (`process.exit()` is never called);
+ * - `process.exit()` or the end after `beforeExit`: on `exit`, the final steps ({@link finalSteps});
+ * - SIGTERM, SIGINT, SIGHUP with no listener of the app's: wait for the exporters (bounded), the
+ *   final steps, then the signal is raised again with no listener, so the process ends by it
+ *   (status 128+n); with a listener of the app's (signal-exit included), the app decides and the
+ *   preload does nothing. The preload's listeners are invisible to the app (see signals.ts);
+ * - `process.kill(process.pid, sig)` with no listener of the app's: the final steps, then the
+ *   process ends at once by the signal, as untraced.
+ * @param timeoutMs - the bound, ms (`TRACEHOOK_SHUTDOWN_TIMEOUT_MS`)
  */
 export function installExitHandlers(provider: Flushable, timeoutMs: number): void {
-  let flushing = false;
-  process.on('beforeExit', () => {
-    if (flushing) return;
-    flushing = true;
-    void boundedFlush(provider, timeoutMs).then((done) => {
-      flushing = false;
-      // An exporter still holding a socket past the bound (a backend that never answers) would
-      // keep the process alive: end it as the drained loop would have, with its exit code.
-      if (!done) process.exit();
+  unrefExportTimers(provider);
+  const state = getPreloadState();
+  const startEnding = () => (state.exitDeadline ??= Date.now() + timeoutMs);
+  const runFinalSteps = (reason: string) => {
+    startEnding();
+    for (const [name, step] of finalSteps(provider, reason)) {
+      try {
+        step();
+      } catch (err) {
+        logDebug('exit', `${name}: ${(err as Error)?.message ?? err}`);
+      }
+    }
+  };
+
+  let draining = false;
+  addHiddenListener('beforeExit', () => {
+    // A drain that reached the bound is left pending: the process may end.
+    if (draining) return;
+    draining = true;
+    startEnding();
+    const hold = setTimeout(() => undefined, Math.max(0, state.exitDeadline! - Date.now()));
+    void drain(provider).then((done) => {
+      if (!done) return;
+      clearTimeout(hold);
+      draining = false;
+      // The app's own beforeExit work may make more spans; they get a bound of their own.
+      state.exitDeadline = undefined;
     });
   });
 
-  process.on('exit', () => {
-    getPreloadState().synchronousExport = true;
-    try {
-      void provider.forceFlush().catch(() => undefined);
-    } catch {
-      // The process is ending: a failed last flush has nowhere to go.
-    }
-  });
+  addHiddenListener('exit', () => runFinalSteps('exit'));
 
   // Signals reach the main thread only; a worker thread's spans are flushed by its own exit.
   if (!isMainThread) return;
-  for (const signal of SIGNALS) {
+  const listeners = new Map<ExitSignal, () => void>();
+  const stopListening = (signal: ExitSignal) => {
+    const listener = listeners.get(signal);
+    if (listener) removeHiddenSignalListener(signal, listener);
+  };
+  for (const signal of EXIT_SIGNALS) {
+    let ending = false;
     const onSignal = () => {
-      if (process.listenerCount(signal) > 1) {
-        // The app handles this signal and decides; get the spans out meanwhile.
-        void boundedFlush(provider, timeoutMs);
-        return;
-      }
-      // The process ends by this signal with no 'exit' event: end the spans in flight now.
-      endOpenSpans(signal);
-      void boundedFlush(provider, timeoutMs).then(() => {
-        process.removeListener(signal, onSignal);
+      // A listener of the app's (or signal-exit's) decides; the exit path follows whatever it does.
+      if (appSignalListeners(signal) > 0 || ending) return;
+      ending = true;
+      startEnding();
+      const hold = setTimeout(() => undefined, Math.max(0, state.exitDeadline! - Date.now()));
+      void drain(provider).then(() => {
+        clearTimeout(hold);
+        runFinalSteps(signal);
+        stopListening(signal);
         process.kill(process.pid, signal);
       });
     };
-    process.on(signal, onSignal);
+    listeners.set(signal, onSignal);
+    addHiddenListener(signal, onSignal);
   }
+  patchSelfKill((signal) => {
+    const listener = listeners.get(signal);
+    if (!listener || !isListening(signal, listener)) return;
+    runFinalSteps(`process.kill(${signal})`);
+    stopListening(signal);
+  });
 }

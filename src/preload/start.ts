@@ -18,6 +18,16 @@ import { runStartupHook } from '../startup-hook/run-startup-hook.js';
 import { getPreloadState } from '../state.js';
 import { installExitHandlers } from './exit.js';
 
+/** How the entry runs {@link start}. */
+export interface StartOptions {
+  /**
+   * The entry awaits the returned promise before the app's first line (`register.mjs`, top-level
+   * await). Without it (`register.cjs`), the startup hook's module is loaded with `require()` where
+   * it can be, so that a synchronous hook runs before the app's first line.
+   */
+  awaited?: boolean;
+}
+
 /**
  * Starts tracing in this thread, once: context manager, propagators, instrumentations, then the
  * tracing startup hook, then exit handling. Configuration errors are printed as one line each;
@@ -26,12 +36,12 @@ import { installExitHandlers } from './exit.js';
  * @returns a promise the ESM entry awaits before the app's first line (resolved at once when
  *   everything was synchronous), or undefined when tracing is disabled or already started
  */
-export function start(): Promise<void> | undefined {
+export function start(options: StartOptions = {}): Promise<void> | undefined {
   const state = getPreloadState();
   if (state.started) return state.ready;
   state.started = true;
   try {
-    return startOnce();
+    return startOnce(options.awaited === true);
   } catch (err) {
     // A defect of ours (or an instrumentation's) must cost the app its traces, never its start.
     logError('preload', `could not start: ${(err as Error)?.stack ?? err}; the app runs untraced`);
@@ -39,7 +49,7 @@ export function start(): Promise<void> | undefined {
   }
 }
 
-function startOnce(): Promise<void> | undefined {
+function startOnce(awaited: boolean): Promise<void> | undefined {
   const state = getPreloadState();
   const config = readConfig();
   if (config.disabled) return undefined;
@@ -63,14 +73,52 @@ function startOnce(): Promise<void> | undefined {
 
   let hook: void | Promise<void>;
   try {
-    hook = config.startupHook ? runStartupHook(config.startupHook) : setupDefaultTracing();
+    hook = config.startupHook ? runStartupHook(config.startupHook, !awaited) : setupDefaultTracing();
   } catch (err) {
     hook = Promise.reject(err);
   }
-  const finish = () => activate(config, loaded.instrumentations);
+  let activated = false;
+  const finish = () => {
+    if (!activated) activate(config, loaded.instrumentations);
+    activated = true;
+  };
   const fail = (err: unknown) => failed(err, config, loaded.instrumentations);
-  state.ready = hook instanceof Promise ? hook.then(finish, fail) : (finish(), Promise.resolve());
+  if (!(hook instanceof Promise)) {
+    finish();
+    state.ready = Promise.resolve();
+    return state.ready;
+  }
+  // An async hook that registered its provider before its first await traces from the app's first
+  // line, also under --require, where nothing waits for the promise.
+  if (getRegisteredProvider()?.forceFlush) finish();
+  state.ready = boundStartup(hook, config, awaited).then(finish, fail);
   return state.ready;
+}
+
+/**
+ * `hook`, rejected with a ConfigError when it does not settle within `TRACEHOOK_STARTUP_HOOK_TIMEOUT_MS`
+ * (then the app starts untraced, or exits 1 under `TRACEHOOK_STRICT`). The timer keeps the event loop
+ * alive only when the entry awaits the hook: a top-level await left pending would end the process
+ * with status 13.
+ */
+function boundStartup(hook: Promise<void>, config: TracehookConfig, awaited: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const named = config.startupHook ? ['TRACEHOOK_STARTUP_HOOK', config.startupHook] : ['TRACEHOOK_EXPORTER_IMPORT_PATH', config.exporterImportPath ?? 'default'];
+      reject(new ConfigError(named[0], named[1], 'a hook that settles in time', `it did not settle within ${config.startupHookTimeoutMs} ms, TRACEHOOK_STARTUP_HOOK_TIMEOUT_MS`));
+    }, config.startupHookTimeoutMs);
+    if (!awaited) timer.unref();
+    hook.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 function activate(config: TracehookConfig, instrumentations: Instrumentation[]): void {

@@ -19,7 +19,7 @@ interface OpenSpans {
   spans: Set<Span>;
   /** Spans not tracked because the set was full. */
   untracked: number;
-  /** The exit and uncaught-exception listeners are installed in this thread. */
+  /** The uncaught-exception listener is installed in this thread. */
   listening: boolean;
   /** Hands the ended spans to the exporters (the provider's forceFlush), so a batch queue never overflows. */
   flush?: () => Promise<void>;
@@ -43,11 +43,10 @@ function openSpans(): OpenSpans {
  * Keeps the spans that have started and not ended (a Set: add on start, delete on end), so that
  * the spans in flight when the process ends can be ended and exported by {@link endOpenSpans}:
  * a crash's trace then shows what the process was doing. Put it first among the span processors.
- * Creating one installs, once per thread, an `'exit'` listener that ends the open spans before the
- * preload's final flush (listeners run in the order they were added, and this one is added while the
- * startup hook runs, before the preload's), and an `'uncaughtExceptionMonitor'` listener that
- * records the exception on the span active where it was thrown (status ERROR). Neither changes how
- * the process ends. Never throws.
+ * The preload's exit steps call {@link endOpenSpans} before the final export (`exit`, a signal, or the
+ * app signalling itself). Creating one installs, once per thread, an `'uncaughtExceptionMonitor'`
+ * listener that records the exception on the span active where it was thrown (status ERROR); it does
+ * not change how the process ends. Never throws.
  */
 export class OpenSpanProcessor implements SpanProcessor {
   constructor() {
@@ -80,8 +79,9 @@ export class OpenSpanProcessor implements SpanProcessor {
 /**
  * Ends every tracked span still open, each marked `tracehook.incomplete=true`, so the span
  * processors export them with the final flush; call it on the way out, before that flush. In the
- * `exit` event the provider is flushed every 512 spans (see {@link flushOpenSpansWith}), so a batch
- * queue cannot overflow; on a signal the batch queue's bound applies (2048 by default).
+ * exit steps (exports synchronous) the provider is flushed every 512 spans (see
+ * {@link flushOpenSpansWith}), so a batch queue cannot overflow; elsewhere the batch queue's bound
+ * applies.
  * @param reason - for the debug line, e.g. `exit`, `SIGTERM`
  * @returns how many spans were ended
  */
@@ -89,8 +89,8 @@ export function endOpenSpans(reason: string): number {
   const open = openSpans();
   const spans = [...open.spans];
   open.spans.clear();
-  // In the exit event exports are synchronous: flushing between chunks drains the queue as it fills.
-  // Elsewhere (a signal) an export started early would not be awaited by the final flush.
+  // When exports are synchronous (the exit steps), flushing between chunks drains the queue as it
+  // fills; elsewhere an export started early would not be awaited by the final flush.
   const flush = getPreloadState().synchronousExport ? open.flush : undefined;
   spans.forEach((span, i) => {
     try {
@@ -120,11 +120,6 @@ function listenOnce(): void {
   if (open.listening) return;
   open.listening = true;
   process.on('uncaughtExceptionMonitor', recordUncaught);
-  process.on('exit', () => {
-    // In the exit event nothing asynchronous completes: exports must be synchronous from here on.
-    getPreloadState().synchronousExport = true;
-    endOpenSpans('exit');
-  });
 }
 
 // The context active in the monitor is that of the callback that threw (AsyncLocalStorage keeps it).

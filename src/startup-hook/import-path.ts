@@ -32,7 +32,7 @@ export function parseImportPath(variable: string, value: string): ImportPath {
 }
 
 /** Where the module of an import path is loaded from, as a URL or specifier `import()` accepts. */
-function moduleUrl(module: string, cwd: string): string {
+export function moduleUrl(module: string, cwd: string): string {
   if (module.startsWith('file:')) return module;
   if (isAbsolute(module)) return pathToFileURL(module).href;
   const relative = resolve(cwd, module);
@@ -60,6 +60,14 @@ export async function importFunction(variable: string, value: string, cwd = proc
   } catch (err) {
     throw new ConfigError(variable, value, 'a module that can be imported', (err as Error).message?.split('\n')[0]);
   }
+  return pickFunction(variable, value, path, target);
+}
+
+/**
+ * The function at `path.attribute` of a loaded module's exports `target`.
+ * @throws ConfigError naming `variable` when the attribute is missing or not a function.
+ */
+export function pickFunction(variable: string, value: string, path: ImportPath, target: unknown): (...args: unknown[]) => unknown {
   for (const [i, key] of path.attribute.entries()) {
     let next = (target as Record<string, unknown> | undefined)?.[key];
     // A CJS module imported from ESM has its exports under `default` as well.

@@ -1,16 +1,23 @@
 // A local OTLP/HTTP trace receiver on 127.0.0.1:0 for the tests.
-// mode 'accept': stores each POST /v1/traces body and answers 200; 'hang': accepts and never answers.
+// mode 'accept': stores each POST /v1/traces body and answers 200; 'hang': accepts and never answers;
+// '429': answers 429 Too Many Requests (the exporter retries); 'slow': answers 200 after `delayMs`;
+// 'reset-first': drops the first request unread (the exporter retries after a back-off), accepts the rest.
 import http from 'node:http';
 
-export async function startReceiver(mode = 'accept') {
+export async function startReceiver(mode = 'accept', { delayMs = 3000 } = {}) {
   const requests = [];
   const sockets = new Set();
+  let seen = 0;
   const server = http.createServer((req, res) => {
+    if (mode === 'reset-first' && seen++ === 0) return req.socket.destroy();
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       requests.push({ url: req.url, contentType: req.headers['content-type'], headers: req.headers, body: Buffer.concat(chunks) });
-      if (mode === 'accept') res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
+      const answer = () => res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
+      if (mode === 'accept' || mode === 'reset-first') answer();
+      else if (mode === '429') res.writeHead(429).end();
+      else if (mode === 'slow') setTimeout(answer, delayMs);
     });
   });
   server.on('connection', (s) => {
@@ -21,6 +28,8 @@ export async function startReceiver(mode = 'accept') {
   return {
     port: server.address().port,
     requests,
+    /** Makes 'reset-first' drop the next request again. */
+    reset: () => (seen = 0),
     close: () => {
       for (const s of sockets) s.destroy();
       return new Promise((r) => server.close(r));

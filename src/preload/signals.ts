@@ -1,0 +1,144 @@
+import { constants } from 'node:os';
+import { logDebug } from '../diag/logger.js';
+
+/**
+ * The signals whose default action ends the process and after which spans are flushed. SIGHUP is
+ * one of them: a closed terminal or `kill -HUP` ends an app that does not handle it.
+ */
+export const EXIT_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+export type ExitSignal = (typeof EXIT_SIGNALS)[number];
+
+/**
+ * How the preload listens to signals without the app, or a library, seeing a listener of ours.
+ *
+ * Only a listener makes Node catch a signal (with none, the default action ends the process at
+ * once), so the preload must be one. But libraries decide from what they see: signal-exit (v3 and
+ * v4; under execa, ora, write-file-atomic, foreground-child, …) ends the process itself only when
+ * `process.listeners(sig).length` equals its own count, and stands aside otherwise; a visible
+ * listener of ours made it stand aside while ours left the ending to the app, so nothing ended.
+ * OpenTelemetry's own `register` preload adds a visible SIGTERM listener that never re-raises;
+ * dd-trace listens to no signal and loses what is queued. So the preload's listeners are left out
+ * of `process.listeners()`, `rawListeners()`, `listenerCount()` and `eventNames()`: the app and its
+ * libraries see exactly their own listeners, as untraced.
+ *
+ * Node itself closes a signal's handle when `process.listenerCount(sig)` is 0 after a
+ * `'removeListener'` event (lib/internal/process/per_thread.js, `stopListeningIfSignal`), so while
+ * a `'removeListener'` event is emitted the true count is reported; otherwise the app removing its
+ * own last listener would stop the preload's from being called.
+ */
+interface SignalPatch {
+  hidden: Set<(...args: unknown[]) => unknown>;
+  removing: number;
+  /** When each event name got its first visible listener (its place in `eventNames()` untraced). */
+  created: Map<string | symbol, number>;
+  seq: number;
+}
+
+const PATCH_KEY = Symbol.for('tracehook.signals');
+
+type Listener = (...args: unknown[]) => unknown;
+type ProcessWithPatch = NodeJS.Process & { [PATCH_KEY]?: SignalPatch };
+
+function patch(): SignalPatch {
+  const proc = process as ProcessWithPatch;
+  if (proc[PATCH_KEY]) return proc[PATCH_KEY];
+  const state: SignalPatch = { hidden: new Set(), removing: 0, created: new Map(), seq: 0 };
+  proc[PATCH_KEY] = state;
+  const visible = (list: Listener[]) => (state.hidden.size === 0 ? list : list.filter((l) => !state.hidden.has(l)));
+  const { listeners, rawListeners, listenerCount, eventNames, emit } = process as unknown as Record<string, (...a: unknown[]) => unknown>;
+  define('listeners', function (this: unknown, type: unknown) {
+    return visible(Reflect.apply(listeners, this, [type]) as Listener[]);
+  });
+  define('rawListeners', function (this: unknown, type: unknown) {
+    return visible(Reflect.apply(rawListeners, this, [type]) as Listener[]);
+  });
+  define('listenerCount', function (this: unknown, type: unknown, listener?: unknown) {
+    const count = Reflect.apply(listenerCount, this, listener === undefined ? [type] : [type, listener]) as number;
+    if (state.removing > 0 || this !== process || listener !== undefined) return count;
+    const all = Reflect.apply(listeners, this, [type]) as Listener[];
+    return count - all.filter((l) => state.hidden.has(l)).length;
+  });
+  // Untraced, a name is listed in the order its first listener was added; the preload's hidden
+  // listeners made the signal names first, so names are listed by when the app's first came.
+  const order = (n: string | symbol) => state.created.get(n) ?? -1;
+  define('eventNames', function (this: unknown) {
+    const names = Reflect.apply(eventNames, this, []) as (string | symbol)[];
+    if (this !== process) return names;
+    return names.filter((n) => (process.listeners(n as NodeJS.Signals) as Listener[]).length > 0).sort((a, b) => order(a) - order(b));
+  });
+  define('emit', function (this: unknown, type: unknown, ...args: unknown[]) {
+    if (type === 'newListener' && this === process && !state.hidden.has(args[1] as Listener) && process.listeners(args[0] as NodeJS.Signals).length === 0) {
+      state.created.set(args[0] as string, ++state.seq);
+    }
+    if (type !== 'removeListener') return Reflect.apply(emit, this, [type, ...args]);
+    state.removing++;
+    try {
+      return Reflect.apply(emit, this, [type, ...args]);
+    } finally {
+      state.removing--;
+    }
+  });
+  return state;
+}
+
+/** Replaces a method of `process` with an own property of the same enumerability. */
+function define(name: string, fn: (...args: never[]) => unknown): void {
+  const current = Object.getOwnPropertyDescriptor(process, name);
+  Object.defineProperty(process, name, { value: fn, writable: true, configurable: true, enumerable: current?.enumerable ?? false });
+}
+
+/** Adds `listener` for `event` (a signal, `exit` or `beforeExit`), invisible to the app (see above). */
+export function addHiddenListener(event: ExitSignal | 'exit' | 'beforeExit', listener: Listener): void {
+  const state = patch();
+  state.hidden.add(listener);
+  process.on(event, listener);
+}
+
+/** Removes a listener added by {@link addHiddenListener}. */
+export function removeHiddenSignalListener(signal: ExitSignal, listener: Listener): void {
+  process.removeListener(signal, listener);
+  patch().hidden.delete(listener);
+}
+
+/** How many listeners of the app's (and its libraries') `signal` has. */
+export function appSignalListeners(signal: ExitSignal): number {
+  return process.listeners(signal).length;
+}
+
+/** Whether `listener` (added by {@link addHiddenListener}) is still registered: the app may have removed all listeners. */
+export function isListening(signal: ExitSignal, listener: Listener): boolean {
+  const raw = Object.getPrototypeOf(process).listeners as (type: string) => Listener[];
+  return Reflect.apply(raw, process, [signal]).includes(listener);
+}
+
+/** The signal name of `signal` as given to `process.kill` (name or number; default SIGTERM), if it is one of ours. */
+export function exitSignalOf(signal: unknown): ExitSignal | undefined {
+  if (signal === undefined) return 'SIGTERM';
+  const name = typeof signal === 'number' ? Object.keys(constants.signals).find((k) => constants.signals[k as keyof typeof constants.signals] === signal) : signal;
+  return (EXIT_SIGNALS as readonly unknown[]).includes(name) ? (name as ExitSignal) : undefined;
+}
+
+/**
+ * Makes `process.kill(process.pid, sig)` end the process at once, as untraced, when no listener of
+ * the app's would catch `sig`: `beforeKill(sig)` runs first (the synchronous exit steps and the
+ * removal of the preload's hidden listener), then the signal is sent and its default action ends
+ * the process before the next line of the app. Without this, the preload's listener would catch
+ * the signal, and the app would run on (and with nothing left to do, end with status 0).
+ */
+export function patchSelfKill(beforeKill: (signal: ExitSignal) => void): void {
+  const original = process.kill;
+  if ((original as { __tracehookSelfKill?: true }).__tracehookSelfKill) return;
+  const kill = function kill(this: unknown, pid: number, signal?: string | number): true {
+    const sig = Number(pid) === process.pid ? exitSignalOf(signal) : undefined;
+    if (sig !== undefined && appSignalListeners(sig) === 0) {
+      try {
+        beforeKill(sig);
+      } catch (err) {
+        logDebug('exit', `before ${sig}: ${(err as Error)?.message ?? err}`);
+      }
+    }
+    return Reflect.apply(original, this, [pid, signal]) as true;
+  };
+  Object.defineProperty(kill, '__tracehookSelfKill', { value: true });
+  define('kill', kill);
+}

@@ -1,0 +1,77 @@
+import { logDebug } from '../diag/logger.js';
+
+const UNREF = Symbol.for('tracehook.unrefSetTimeout');
+
+/**
+ * Runs `fn` with every timer it creates synchronously (through the global `setTimeout`) unref'd,
+ * and returns what it returns.
+ *
+ * Exporting must never keep the process alive after the app's own work is done, but the
+ * OpenTelemetry SDK arms ref'd timers around each export: the BatchSpanProcessor's export time-out
+ * (30 s, `exportTimeoutMillis`), the TracerProvider's `forceFlush` time-out (30 s) and the OTLP
+ * exporters' retry back-off (1–5 s). None is reachable from outside, but each is created
+ * synchronously inside one call, so that call is run here. Only code running inside `fn` sees the
+ * replaced `setTimeout`; it is restored before this returns or throws.
+ */
+export function withUnrefTimers<T>(fn: () => T): T {
+  const g = globalThis as typeof globalThis & { setTimeout: typeof setTimeout & { [UNREF]?: true } };
+  const original = g.setTimeout;
+  if (original[UNREF]) return fn();
+  const unrefTimeout = function setTimeout(this: unknown, ...args: Parameters<typeof original>) {
+    const timer = Reflect.apply(original, this, args) as ReturnType<typeof original>;
+    (timer as { unref?: () => void }).unref?.();
+    return timer;
+  } as typeof original & { [UNREF]?: true };
+  unrefTimeout[UNREF] = true;
+  g.setTimeout = unrefTimeout;
+  try {
+    return fn();
+  } finally {
+    g.setTimeout = original;
+  }
+}
+
+/**
+ * Replaces `target[method]` on that object only with a call of the original inside
+ * {@link withUnrefTimers}. Used on SDK internals (named at each call site); when the method is
+ * missing (another SDK release), says so at DEBUG level and changes nothing.
+ * @returns whether the method was found
+ */
+export function unrefTimersOf(target: unknown, method: string, what: string): boolean {
+  const object = target as Record<string, unknown> | undefined;
+  const original = object?.[method];
+  if (typeof original !== 'function') {
+    logDebug('exit', `${what} has no ${method}(): its timers may keep the process alive until they fire`);
+    return false;
+  }
+  if ((original as { [UNREF]?: true })[UNREF]) return true;
+  const wrapped = function (this: unknown, ...args: unknown[]) {
+    return withUnrefTimers(() => Reflect.apply(original, this, args));
+  };
+  (wrapped as unknown as { [UNREF]?: true })[UNREF] = true;
+  object![method] = wrapped;
+  return true;
+}
+
+/**
+ * The span processors of a TracerProvider of the OpenTelemetry JS SDK: 2.x keeps them in
+ * `_activeSpanProcessor._spanProcessors`, 1.x in `activeSpanProcessor._spanProcessors`.
+ */
+export function spanProcessorsOf(provider: unknown): unknown[] {
+  const p = provider as { _activeSpanProcessor?: { _spanProcessors?: unknown[] }; activeSpanProcessor?: { _spanProcessors?: unknown[] } };
+  const list = (p._activeSpanProcessor ?? p.activeSpanProcessor)?._spanProcessors;
+  if (!Array.isArray(list)) logDebug('exit', 'the TracerProvider does not list its span processors where the SDK keeps them; export timers stay ref\'d');
+  return Array.isArray(list) ? list : [];
+}
+
+/**
+ * Makes the export time-out timer of every BatchSpanProcessor of `provider` unref'd (created in its
+ * `_flushOneBatch`): an export that never calls back, or an exporter whose `export()` throws (the
+ * timer is then never cleared), would otherwise keep the process alive for 30 s after the app's
+ * last line.
+ */
+export function unrefExportTimers(provider: unknown): void {
+  for (const processor of spanProcessorsOf(provider)) {
+    if (typeof (processor as { _flushOneBatch?: unknown })._flushOneBatch === 'function') unrefTimersOf(processor, '_flushOneBatch', 'BatchSpanProcessor');
+  }
+}
