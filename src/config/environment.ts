@@ -45,7 +45,7 @@ export interface TracehookConfig {
   httpInstrumentation: 'fast' | 'stock';
   /**
    * `TRACEHOOK_ESM_LOADER`: register import-in-the-middle's ESM loader hook. `auto` (default): only
-   * when an instrumentation other than the built-in http and grpc ones is enabled.
+   * when an instrumentation other than the built-in http, grpc and undici ones is enabled.
    */
   esmLoader: 'auto' | 'true' | 'false';
   /**
@@ -62,12 +62,13 @@ export interface TracehookConfig {
 }
 
 /** Instrumentations enabled when `OTEL_NODE_ENABLED_INSTRUMENTATIONS` is not set. */
-export const DEFAULT_INSTRUMENTATIONS = ['http', 'grpc'] as const;
+export const DEFAULT_INSTRUMENTATIONS = ['http', 'grpc', 'undici'] as const;
 
 /**
- * Whether the ESM entry registers import-in-the-middle's loader hook: the built-in http and grpc
- * instrumentations need none (node:http is patched before the app imports it, and CommonJS packages
- * imported from ESM go through the ESM-CJS bridge), others may target ES-module-only packages.
+ * Whether the ESM entry registers import-in-the-middle's loader hook: the built-in http, grpc and
+ * undici instrumentations need none (node:http is patched before the app imports it, fetch reports
+ * through diagnostics channels, CommonJS packages imported from ESM go through the ESM-CJS bridge),
+ * others may target ES-module-only packages.
  */
 export function wantsEsmLoader(config: Pick<TracehookConfig, 'esmLoader' | 'instrumentations'>): boolean {
   if (config.esmLoader !== 'auto') return config.esmLoader === 'true';

@@ -41,6 +41,7 @@ export function loadInstrumentations(
 function instrumentationClass(name: string): InstrumentationClass {
   if (name === 'http') return require('@opentelemetry/instrumentation-http').HttpInstrumentation;
   if (name === 'grpc') return require('@opentelemetry/instrumentation-grpc').GrpcInstrumentation;
+  if (name === 'undici') return require('@opentelemetry/instrumentation-undici').UndiciInstrumentation;
   if (!/^[a-z0-9-]+$/.test(name)) throw new Error('not an instrumentation name');
   const exports = require(`@opentelemetry/instrumentation-${name}`) as Record<string, unknown>;
   const cls = Object.entries(exports).find(([key, value]) => key.endsWith('Instrumentation') && typeof value === 'function');
