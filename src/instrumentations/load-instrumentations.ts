@@ -23,6 +23,10 @@ export function loadInstrumentations(
         const { FastHttpServerInstrumentation } = require('./http/fast-http-server-instrumentation.js') as typeof import('./http/fast-http-server-instrumentation.js');
         instrumentations.push(new FastHttpServerInstrumentation());
       }
+      if (name === 'http') {
+        const { RouteInstrumentation } = require('./routes/route-instrumentation.js') as typeof import('./routes/route-instrumentation.js');
+        instrumentations.push(new RouteInstrumentation());
+      }
       instrumentations.push(new (instrumentationClass(name))(instrumentationConfig(name, httpServer)));
     } catch (err) {
       const e = new ConfigError(

@@ -5,6 +5,7 @@ import * as api from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { REQUEST_ID_KEY } from '../../context/request-id.js';
 import { TRACER_VERSION } from '../../context/tracer.js';
+import { applyHttpRoute, withRouteMetadata } from '../routes/http-route.js';
 import { serverRequestAttributes } from './server-attributes.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
@@ -27,7 +28,8 @@ type Patched = { prototype: { emit: Emit } };
  * `http.server.response.finish` diagnostics channel, with no per-request listener. Incoming
  * `traceparent`/`tracestate`/`baggage` are extracted with the configured propagators.
  * An `x-request-id` header becomes the request id of the context (see `withRequestId`).
- * Span name is the method (no route is known to node:http); a 5xx status sets status ERROR.
+ * The span is named `METHOD route` with `http.route` when a framework hook set the route in the
+ * context's RPC metadata (see `withRouteMetadata`), else the method; a 5xx status sets status ERROR.
  * @see OpenTelemetry semantic conventions, "HTTP Server semantic conventions"
  */
 export class FastHttpServerInstrumentation implements Instrumentation {
@@ -50,6 +52,7 @@ export class FastHttpServerInstrumentation implements Instrumentation {
     const status = response.statusCode;
     span.setAttribute('http.response.status_code', status);
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    applyHttpRoute(span, response, response.req?.method);
     span.end();
   };
 
@@ -98,7 +101,7 @@ export class FastHttpServerInstrumentation implements Instrumentation {
       const tracer = (self.tracer ??= self.provider.getTracer(NAME, self.instrumentationVersion));
       const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes: serverRequestAttributes(request, scheme) }, parent);
       response[kSpan] = span;
-      return context.with(trace.setSpan(parent, span), original, this, event, req, res);
+      return context.with(withRouteMetadata(trace.setSpan(parent, span), span, response), original, this, event, req, res);
     };
   }
 }
