@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.js';
+import { DEFAULT_INSTRUMENTATIONS } from './instrumentation-defaults.js';
 
 /**
  * Everything tracehook reads from the environment, parsed once. This is the only module that
@@ -45,7 +46,7 @@ export interface TracehookConfig {
   httpInstrumentation: 'fast' | 'stock';
   /**
    * `TRACEHOOK_ESM_LOADER`: register import-in-the-middle's ESM loader hook. `auto` (default): only
-   * when an instrumentation other than the built-in http, grpc and undici ones is enabled.
+   * when an instrumentation outside the default set is enabled.
    */
   esmLoader: 'auto' | 'true' | 'false';
   /**
@@ -61,14 +62,11 @@ export interface TracehookConfig {
   errors: ConfigError[];
 }
 
-/** Instrumentations enabled when `OTEL_NODE_ENABLED_INSTRUMENTATIONS` is not set. */
-export const DEFAULT_INSTRUMENTATIONS = ['http', 'grpc', 'undici'] as const;
-
 /**
- * Whether the ESM entry registers import-in-the-middle's loader hook: the built-in http, grpc and
- * undici instrumentations need none (node:http is patched before the app imports it, fetch reports
- * through diagnostics channels, CommonJS packages imported from ESM go through the ESM-CJS bridge),
- * others may target ES-module-only packages.
+ * Whether the ESM entry registers import-in-the-middle's loader hook: the default instrumentations
+ * need none (node:http is patched before the app imports it, fetch reports through diagnostics
+ * channels, their other targets are CommonJS packages, which reach require-in-the-middle through
+ * the ESM-CJS bridge when imported from ESM); others may target ES-module-only packages.
  */
 export function wantsEsmLoader(config: Pick<TracehookConfig, 'esmLoader' | 'instrumentations'>): boolean {
   if (config.esmLoader !== 'auto') return config.esmLoader === 'true';

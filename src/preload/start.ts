@@ -6,7 +6,7 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } 
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ConfigError, isConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
-import { readConfig } from '../config/environment.js';
+import { readConfig, wantsEsmLoader } from '../config/environment.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../hooks/default-hook.js';
@@ -48,7 +48,7 @@ function startOnce(): Promise<void> | undefined {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(createPropagator(config.propagators));
 
-  const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation);
+  const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation, !wantsEsmLoader(config));
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
   installEsmCjsBridge();
