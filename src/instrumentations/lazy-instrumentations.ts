@@ -95,6 +95,15 @@ export class LazyInstrumentations implements Instrumentation {
     return this.loaded.length > before;
   }
 
+  /** Never loads these (a startup hook registered its own). */
+  skip(names: readonly string[]): void {
+    for (const [pkg, list] of this.byPackage) {
+      const rest = list.filter((n) => !names.includes(n));
+      if (rest.length === 0) this.byPackage.delete(pkg);
+      else this.byPackage.set(pkg, rest);
+    }
+  }
+
   enable(): void {
     this.enabled = true;
     for (const i of this.loaded) i.enable();

@@ -12,6 +12,7 @@ import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../hooks/default-hook.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
+import { makeRoomForStartupHook } from '../instrumentations/step-aside.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { runStartupHook } from '../startup-hook/run-startup-hook.js';
 import { getPreloadState } from '../state.js';
@@ -46,7 +47,8 @@ function startOnce(): Promise<void> | undefined {
 
   installDiagLogger();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(createPropagator(config.propagators));
+  const propagator = createPropagator(config.propagators);
+  propagation.setGlobalPropagator(propagator);
 
   const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation, !wantsEsmLoader(config));
   if (!report(loaded.errors, config.strict)) return undefined;
@@ -60,13 +62,18 @@ function startOnce(): Promise<void> | undefined {
     require('node:module').syncBuiltinESMExports();
   }
 
+  // A hook of the user's own may bring its own OpenTelemetry setup (NodeSDK); tracehook's steps aside where it does.
+  const afterHook = config.startupHook ? makeRoomForStartupHook(loaded.instrumentations, propagator) : undefined;
   let hook: void | Promise<void>;
   try {
     hook = config.startupHook ? runStartupHook(config.startupHook) : setupDefaultTracing();
   } catch (err) {
     hook = Promise.reject(err);
   }
-  const finish = () => activate(config, loaded.instrumentations);
+  const finish = () => {
+    afterHook?.();
+    activate(config, loaded.instrumentations);
+  };
   const fail = (err: unknown) => failed(err, config, loaded.instrumentations);
   state.ready = hook instanceof Promise ? hook.then(finish, fail) : (finish(), Promise.resolve());
   return state.ready;
