@@ -2,6 +2,7 @@ import { isBuiltin } from 'node:module';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { ConfigError } from '../config/config-error.js';
 import { BUILT_IN_INSTRUMENTATIONS } from '../config/instrumentation-defaults.js';
+import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
 
@@ -64,7 +65,9 @@ function instrumentationClass(name: string): InstrumentationClass {
   if (name === 'grpc') return require('@opentelemetry/instrumentation-grpc').GrpcInstrumentation;
   if (name === 'undici') return require('@opentelemetry/instrumentation-undici').UndiciInstrumentation;
   if (!/^[a-z0-9.-]+$/.test(name)) throw new Error('not an instrumentation name');
-  const exports = require(`@opentelemetry/instrumentation-${name}`) as Record<string, unknown>;
+  // The app's own copy first (an instrumentation it installed, or the version it pins), then ours.
+  const pkg = `@opentelemetry/instrumentation-${name}`;
+  const exports = require(resolveFromApp(pkg) ?? pkg) as Record<string, unknown>;
   const cls = Object.entries(exports).find(([key, value]) => key.endsWith('Instrumentation') && typeof value === 'function');
   if (!cls) throw new Error(`@opentelemetry/instrumentation-${name} exports no *Instrumentation class`);
   return cls[1] as InstrumentationClass;
