@@ -1,4 +1,7 @@
+import { isTrue, readBoolean } from './boolean.js';
 import { ConfigError } from './config-error.js';
+import { readTracesExporters } from './traces-exporter.js';
+import type { TracesExporterName } from './traces-exporter.js';
 import { DEFAULT_INSTRUMENTATIONS } from './instrumentation-defaults.js';
 
 /**
@@ -23,8 +26,10 @@ export interface TracehookConfig {
   samplingRatio?: number;
   /** `OTEL_TRACES_SAMPLER` (lowercased) and its `OTEL_TRACES_SAMPLER_ARG`. */
   sampler?: { name: string; arg?: string };
-  /** Which exporter the default hook builds, from `OTEL_TRACES_EXPORTER` and the OTLP endpoint variables. */
-  tracesExporter: 'file' | 'otlp' | 'console' | 'none';
+  /** The first of {@link tracesExporters}, `none` when that is empty. */
+  tracesExporter: TracesExporterName | 'none';
+  /** The exporters the default hook builds, from `OTEL_TRACES_EXPORTER` (a list) and the OTLP endpoint variables. */
+  tracesExporters: TracesExporterName[];
   /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` or `OTEL_EXPORTER_OTLP_PROTOCOL`; default `http/protobuf`. */
   otlpProtocol: 'http/protobuf' | 'http/json' | 'grpc';
   /**
@@ -115,16 +120,8 @@ export function readConfig(env: Env = process.env): TracehookConfig {
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean);
 
-  const bool = (name: string) => {
-    const v = str(name)?.toLowerCase();
-    if (v === undefined || v === 'false' || v === '0') return false;
-    if (v === 'true' || v === '1') return true;
-    errors.push(fallback(new ConfigError(name, env[name] ?? '', '`true` or `false`; taking false')));
-    return false;
-  };
-
-  const disabled = bool('TRACEHOOK_DISABLED') || bool('OTEL_SDK_DISABLED');
-  const strict = bool('TRACEHOOK_STRICT');
+  const disabled = readBoolean(env, 'TRACEHOOK_DISABLED', false, errors) || readBoolean(env, 'OTEL_SDK_DISABLED', false, errors);
+  const strict = readBoolean(env, 'TRACEHOOK_STRICT', false, errors);
 
   let samplingRatio: number | undefined;
   const ratio = str('TRACEHOOK_SAMPLING_RATIO');
@@ -141,15 +138,7 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     else errors.push(new ConfigError('OTEL_TRACES_SAMPLER', samplerName, `one of ${SAMPLERS.join(', ')}`));
   }
 
-  const exporterName = str('OTEL_TRACES_EXPORTER')?.toLowerCase();
-  const otlpEndpoint = str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? str('OTEL_EXPORTER_OTLP_ENDPOINT');
-  let tracesExporter: TracehookConfig['tracesExporter'] = otlpEndpoint ? 'otlp' : 'file';
-  if (exporterName !== undefined) {
-    // The specification allows a list; one exporter is what tracehook builds, so take the first.
-    const first = exporterName.split(',')[0].trim();
-    if (first === 'otlp' || first === 'console' || first === 'none' || first === 'file') tracesExporter = first;
-    else errors.push(fallback(new ConfigError('OTEL_TRACES_EXPORTER', exporterName, '`otlp`, `console`, `none` or `file`; using span files')));
-  }
+  const tracesExporters = readTracesExporters(env, (str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? str('OTEL_EXPORTER_OTLP_ENDPOINT')) !== undefined, errors);
 
   const protocol = (str('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? str('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf').toLowerCase();
   let otlpProtocol: TracehookConfig['otlpProtocol'] = 'http/protobuf';
@@ -193,7 +182,7 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     ...parseKeyValues('OTEL_EXPORTER_OTLP_TRACES_HEADERS', str('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), errors),
   };
 
-  const messagingSpans = str('TRACEHOOK_MESSAGING_SPANS') === undefined || !['false', '0'].includes(str('TRACEHOOK_MESSAGING_SPANS')!.toLowerCase());
+  const messagingSpans = readBoolean(env, 'TRACEHOOK_MESSAGING_SPANS', true, errors);
 
   return {
     disabled,
@@ -207,7 +196,8 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     exporterImportPath: str('TRACEHOOK_EXPORTER_IMPORT_PATH'),
     samplingRatio,
     sampler,
-    tracesExporter,
+    tracesExporter: tracesExporters[0] ?? 'none',
+    tracesExporters,
     otlpProtocol,
     spansDir: str('TRACEHOOK_SPANS_DIR') ?? DEFAULT_SPANS_DIR,
     shutdownTimeoutMs,
@@ -245,9 +235,8 @@ function parseKeyValues(variable: string, raw: string | undefined, errors: Confi
 
 /**
  * The cheap check the entries make before loading anything else: `TRACEHOOK_DISABLED` or
- * `OTEL_SDK_DISABLED` is `true` (case-insensitive) or `1`.
+ * `OTEL_SDK_DISABLED` is `true` (case-insensitive), as {@link readBoolean} reads them.
  */
 export function isDisabled(env: Env = process.env): boolean {
-  const on = (v: string | undefined) => v !== undefined && ['true', '1'].includes(v.trim().toLowerCase());
-  return on(env.TRACEHOOK_DISABLED) || on(env.OTEL_SDK_DISABLED);
+  return isTrue(env.TRACEHOOK_DISABLED) || isTrue(env.OTEL_SDK_DISABLED);
 }
