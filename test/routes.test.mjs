@@ -2,12 +2,15 @@
 // @koa/router, in the default fast mode and with the stock instrumentation-http; plain node:http keeps
 // the method. A request that calls another service with fetch gives one trace across both.
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { get, makeTraceparent, readSpans, spansDir, start } from './helpers/fixture.mjs';
+import { FIXTURES, ROOT, get, makeTraceparent, readSpans, spansDir, start } from './helpers/fixture.mjs';
 
-async function run(t, fixture, env, preload) {
+async function run(t, fixture, env, preload, cwd) {
   const dir = spansDir(t);
-  const app = start(fixture, { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_SERVICE_NAME: 'app', ...env }, preload });
+  const app = start(fixture, { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_SERVICE_NAME: 'app', ...env }, preload, cwd });
   const callee = start('http-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_SERVICE_NAME: 'callee' } });
   t.after(() => {
     app.kill('SIGKILL');
@@ -29,7 +32,22 @@ async function run(t, fixture, env, preload) {
   return { spans, servers, byPath, incoming, calleePort };
 }
 
+/**
+ * routes-app.cjs in a temp dir whose node_modules/express is the repository's Express 4 (devDependency
+ * `express4`), kept under that name by --preserve-symlinks; its hoisted dependencies come through NODE_PATH.
+ */
+function express4App() {
+  const dir = mkdtempSync(join(tmpdir(), 'tracehook-express4-'));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(join(ROOT, 'node_modules', 'express4'), join(dir, 'node_modules', 'express'), 'dir');
+  copyFileSync(join(FIXTURES, 'routes-app.cjs'), join(dir, 'routes-app.cjs'));
+  return dir;
+}
+const express4 = express4App();
+process.on('exit', () => rmSync(express4, { recursive: true, force: true }));
+
 const APPS = [
+  ['express 4', join(express4, 'routes-app.cjs'), { FRAMEWORK: 'express', NODE_PATH: join(ROOT, 'node_modules') }, ['--preserve-symlinks', '--require', join(ROOT, 'register.cjs')], express4],
   ['express', 'routes-app.cjs', { FRAMEWORK: 'express' }, ['--require', '@tracehook/register']],
   ['express (ES module)', 'routes-express.mjs', {}, ['--import', '@tracehook/register']],
   ['fastify', 'routes-app.cjs', { FRAMEWORK: 'fastify' }, ['--import', '@tracehook/register']],
@@ -37,9 +55,9 @@ const APPS = [
 ];
 
 for (const mode of ['fast', 'stock']) {
-  for (const [name, fixture, env, preload] of APPS) {
+  for (const [name, fixture, env, preload, cwd] of APPS) {
     test(`${name}, ${mode}: SERVER spans named METHOD route with http.route; the fetch CLIENT span parents the callee's SERVER span`, async (t) => {
-      const r = await run(t, fixture, { ...env, TRACEHOOK_HTTP_INSTRUMENTATION: mode }, preload);
+      const r = await run(t, fixture, { ...env, TRACEHOOK_HTTP_INSTRUMENTATION: mode }, preload, cwd);
       assert.equal(r.servers.length, 4, JSON.stringify(r.servers.map((s) => s.name)));
       for (const [path, route] of [
         ['/users/42', '/users/:id'],
