@@ -33,21 +33,21 @@ async function run(t, fixture, env, preload, cwd) {
 }
 
 /**
- * routes-app.cjs in a temp dir whose node_modules/express is the repository's Express 4 (devDependency
- * `express4`), kept under that name by --preserve-symlinks; its hoisted dependencies come through NODE_PATH.
+ * routes-app.cjs in a temp dir whose node_modules/<name> is the repository's older major (devDependency `alias`,
+ * an npm alias), kept under that name by --preserve-symlinks; its hoisted dependencies come through NODE_PATH.
  */
-function express4App() {
-  const dir = mkdtempSync(join(tmpdir(), 'tracehook-express4-'));
+function olderMajorApp(alias, name) {
+  const dir = mkdtempSync(join(tmpdir(), `tracehook-${alias}-`));
   mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(join(ROOT, 'node_modules', 'express4'), join(dir, 'node_modules', 'express'), 'dir');
+  symlinkSync(join(ROOT, 'node_modules', alias), join(dir, 'node_modules', name), 'dir');
   copyFileSync(join(FIXTURES, 'routes-app.cjs'), join(dir, 'routes-app.cjs'));
-  return dir;
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return [join(dir, 'routes-app.cjs'), { FRAMEWORK: name, NODE_PATH: join(ROOT, 'node_modules') }, ['--preserve-symlinks', '--require', join(ROOT, 'register.cjs')], dir];
 }
-const express4 = express4App();
-process.on('exit', () => rmSync(express4, { recursive: true, force: true }));
 
 const APPS = [
-  ['express 4', join(express4, 'routes-app.cjs'), { FRAMEWORK: 'express', NODE_PATH: join(ROOT, 'node_modules') }, ['--preserve-symlinks', '--require', join(ROOT, 'register.cjs')], express4],
+  ['express 4', ...olderMajorApp('express4', 'express')],
+  ['fastify 4', ...olderMajorApp('fastify4', 'fastify')],
   ['express', 'routes-app.cjs', { FRAMEWORK: 'express' }, ['--require', '@tracehook/register']],
   ['express (ES module)', 'routes-express.mjs', {}, ['--import', '@tracehook/register']],
   ['fastify', 'routes-app.cjs', { FRAMEWORK: 'fastify' }, ['--import', '@tracehook/register']],

@@ -6,6 +6,9 @@ import { setHttpRoute } from './http-route.js';
 
 type Dispatch = (this: { path?: unknown }, req: { baseUrl?: string }, res: unknown, ...rest: unknown[]) => unknown;
 type KoaMiddleware = (this: unknown, ctx: { _matchedRoute?: unknown; res?: unknown }, next: unknown) => unknown;
+type FastifyRequest = { routeOptions?: { url?: unknown }; routerPath?: unknown };
+type FastifyInstance = { addHook(name: 'onRequest', hook: (request: FastifyRequest, reply: { raw?: unknown }, done: () => void) => void): unknown };
+type FastifyFactory = ((this: unknown, ...args: unknown[]) => FastifyInstance) & Record<string, unknown>;
 type RouterPrototype = { middleware(this: unknown, ...args: unknown[]): KoaMiddleware; routes?: unknown };
 
 /** Fastify 5 publishes this for each request that reached a route handler, with the route's template. */
@@ -18,7 +21,8 @@ const FASTIFY_HANDLER_START = 'tracing:fastify.request.handler:start';
  * - Express 4 (`express/lib/router/route.js`) and Express 5 (`router/lib/route.js`): `Route#dispatch`,
  *   which runs when a route matched: the route is `req.baseUrl` + the route's path (a router mounted
  *   at a parameterised path reports that mount's actual path).
- * - Fastify: the `tracing:fastify.request.handler:start` diagnostics channel (`route.url`).
+ * - Fastify 5: the `tracing:fastify.request.handler:start` diagnostics channel (`route.url`); Fastify 4:
+ *   an `onRequest` hook added to each root instance the factory creates (`request.routeOptions.url`).
  * - @koa/router (and koa-router): the router's middleware, after it stored `ctx._matchedRoute`.
  * Loaded with the HTTP instrumentation; each patch is applied only if and when the app loads that module.
  */
@@ -69,6 +73,8 @@ export class RouteInstrumentation extends InstrumentationBase {
         },
       );
     return [
+      // Fastify 5 reports through its diagnostics channel; Fastify 4 publishes none.
+      new InstrumentationNodeModuleDefinition('fastify', ['>=4 <5'], (exports: FastifyFactory) => (typeof exports === 'function' ? wrapFastify4(exports) : exports)),
       new InstrumentationNodeModuleDefinition('express', ['>=4 <5'], undefined, undefined, [route('express/lib/router/route.js')]),
       new InstrumentationNodeModuleDefinition('router', ['>=2 <3'], undefined, undefined, [route('router/lib/route.js')]),
       koaRouter('@koa/router'),
@@ -81,6 +87,25 @@ export class RouteInstrumentation extends InstrumentationBase {
 function onFastifyHandler(message: unknown): void {
   const { reply, route } = message as { reply?: { raw?: unknown }; route?: { url?: unknown } };
   if (typeof route?.url === 'string') setHttpRoute(reply?.raw, route.url);
+}
+
+/** The Fastify 4 factory, each instance it makes given a root `onRequest` hook that records the route. */
+function wrapFastify4(original: FastifyFactory): FastifyFactory {
+  const fastify = function (this: unknown, ...args: unknown[]) {
+    const app = original.apply(this, args);
+    app.addHook('onRequest', (request, reply, done) => {
+      // `routerPath` only before 4.10 had `routeOptions`: reading it later prints a deprecation warning.
+      const url = request.routeOptions ? request.routeOptions.url : request.routerPath;
+      if (typeof url === 'string') setHttpRoute(reply.raw, url);
+      done();
+    });
+    return app;
+  } as FastifyFactory;
+  Object.assign(fastify, original);
+  // `require('fastify')`, `.fastify` and `.default` are the same function.
+  fastify.fastify = fastify;
+  fastify.default = fastify;
+  return fastify;
 }
 
 function wrapDispatch(original: Dispatch): Dispatch {
