@@ -27,7 +27,8 @@ const preload = ['--import', pathToFileURL(join(ROOT, 'register.mjs')).href];
 test('an instrumentation installed only in the app (cwd) is loaded from there', async (t) => {
   const app = tempApp(t);
   const dir = spansDir(t);
-  const env = { TRACEHOOK_SPANS_DIR: dir, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,fixture' };
+  // No ESM loader: this is about resolution (and module.register() prints a deprecation warning on Node 26).
+  const env = { TRACEHOOK_SPANS_DIR: dir, OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,fixture', TRACEHOOK_ESM_LOADER: 'false' };
   const { code, stderr } = await start(join(app, 'app.cjs'), { cwd: app, env, preload }).done;
   assert.equal(stderr, '');
   assert.equal(code, 0);
