@@ -1,8 +1,11 @@
-// Startup: time from spawn() to the first HTTP 200 of the hello-world server, per variant, rounds interleaved.
+// Startup: time from spawn() to the first HTTP 200 of the hello-world server, per variant, rounds interleaved; then
+// the same for an Express app that loads pg and ioredis (untraced and tracehook-files only), where instrumentations
+// are loaded as the app loads their packages.
 // Everything counts: node's own start, the preload, the app's imports, listen, the first request.
 // Usage: node bench/startup.mjs [--quick] [--rounds n] [--variants a,b]
 import { startNode, stop, lineWaiter, delay } from './lib/proc.mjs';
 import { startSink } from './lib/otlp-sink.mjs';
+import { fileURLToPath } from 'node:url';
 import { command, helloApp, partition, pick, workspace, VARIANTS } from './lib/variants.mjs';
 import { httpGet } from './lib/http.mjs';
 import { median, medianDiff, order } from './lib/stats.mjs';
@@ -14,12 +17,18 @@ const GOALS = {
   'tracehook-disabled': ['≤ +5 ms', (d) => d <= 5],
 };
 const TIMEOUT_MS = 20_000;
+const DB_APP = fileURLToPath(new URL('./apps/express-pg-redis.cjs', import.meta.url));
+const DB_NAMES = ['untraced', 'tracehook-files'];
+const MEASURES = new Map([
+  [helloApp, 'spawn → first HTTP 200'],
+  [DB_APP, 'spawn → first HTTP 200, express + pg + ioredis app'],
+]);
 
 /** One spawn → first 200, in ms. */
-async function once(name, sinks, ws) {
+async function once(name, sinks, ws, app = helloApp) {
   const lines = lineWaiter();
   const port = VARIANTS[name].backend ? sinks[VARIANTS[name].backend].port : undefined;
-  const { args, env } = command(name, helloApp, { port, spansDir: ws.spansDir() });
+  const { args, env } = command(name, app, { port, spansDir: ws.spansDir() });
   const t0 = performance.now();
   const child = startNode(args, { env, onLine: lines.onLine });
   try {
@@ -40,34 +49,43 @@ export async function run({ quick = false, rounds, variants } = {}) {
   if (!ok.includes('untraced')) throw new Error('startup: the untraced baseline cannot run');
   const sinks = { otlp: await startSink('accept'), dd: await startSink('accept', { any: true }) };
   const ws = workspace();
-  const results = [];
+  const rows = [];
   const deadline = Date.now() + (quick ? 60_000 : 300_000);
   try {
-    for (let r = 0; r < nRounds && Date.now() < deadline; r++) {
-      const round = {};
-      for (const name of order(ok, r)) {
-        round[name] = await once(name, sinks, ws);
-        await delay(50);
-      }
-      results.push(round);
-      log(`  round ${r + 1}/${nRounds}: ${ok.map((n) => `${n} ${round[n].toFixed(0)}`).join(', ')}`);
-    }
+    rows.push(...(await measure(helloApp, names, ok, na, { nRounds, deadline, sinks, ws })));
+    const dbNames = DB_NAMES.filter((n) => names.includes(n));
+    if (dbNames.length > 1) rows.push(...(await measure(DB_APP, dbNames, ok.filter((n) => dbNames.includes(n)), na, { nRounds, deadline: Date.now() + (quick ? 30_000 : 120_000), sinks, ws })));
   } finally {
     await Promise.all(Object.values(sinks).map((s) => s.close()));
     ws.cleanup();
   }
+  return rows;
+}
+
+/** Interleaved rounds of `app` over the variants in `ok`; one row per name. */
+async function measure(app, names, ok, na, { nRounds, deadline, sinks, ws }) {
+  const results = [];
+  for (let r = 0; r < nRounds && Date.now() < deadline; r++) {
+    const round = {};
+    for (const name of order(ok, r)) {
+      round[name] = await once(name, sinks, ws, app);
+      await delay(50);
+    }
+    results.push(round);
+    log(`  ${app === helloApp ? '' : 'express+pg+ioredis '}round ${r + 1}/${nRounds}: ${ok.map((n) => `${n} ${round[n].toFixed(0)}`).join(', ')}`);
+  }
   const rows = [];
   for (const name of names) {
-    const measure = 'spawn → first HTTP 200';
+    const measureName = MEASURES.get(app);
     const g = GOALS[name];
     if (na[name] !== undefined) {
-      rows.push(row('startup', measure, name, null, 'ms', { goal: g && goal(g[0], NaN), note: 'n/a: ' + na[name] }));
+      rows.push(row('startup', measureName, name, null, 'ms', { goal: g && goal(g[0], NaN), note: 'n/a: ' + na[name] }));
       continue;
     }
     const value = median(results.map((x) => x[name]));
     const diff = name === 'untraced' ? null : medianDiff(results, name);
     rows.push(
-      row('startup', measure, name, value, 'ms', {
+      row('startup', measureName, name, value, 'ms', {
         vs: diff === null ? null : { kind: 'diff', value: diff },
         goal: g && goal(g[0], diff, g[1]),
         note: `${results.length} rounds`,

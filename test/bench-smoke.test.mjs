@@ -15,7 +15,7 @@ test('bench harness: a one-round startup run prints one table row per variant', 
     );
   });
   assert.equal(code, 0, `bench/run.mjs failed:\n${stderr}`);
-  const rows = stdout.split('\n').filter((l) => l.startsWith('| startup '));
+  const rows = stdout.split('\n').filter((l) => l.startsWith('| startup ') && l.split('|')[2].trim() === 'spawn → first HTTP 200');
   for (const v of VARIANTS) {
     assert.equal(rows.filter((l) => l.split('|')[3].trim() === v).length, 1, `one startup row for ${v} in:\n${stdout}`);
   }

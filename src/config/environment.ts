@@ -1,7 +1,11 @@
+import { isTrue, readBoolean } from './boolean.js';
 import { ConfigError } from './config-error.js';
 import type { RequestDataConfig } from './request-data.js';
 import { readRequestDataConfig } from './request-data.js';
 import { readStartupHookTimeoutMs } from './startup.js';
+import { readTracesExporters } from './traces-exporter.js';
+import type { TracesExporterName } from './traces-exporter.js';
+import { DEFAULT_INSTRUMENTATIONS } from './instrumentation-defaults.js';
 
 /**
  * Everything tracehook reads from the environment, parsed once. This is the only module that
@@ -25,8 +29,10 @@ export interface TracehookConfig {
   samplingRatio?: number;
   /** `OTEL_TRACES_SAMPLER` (lowercased) and its `OTEL_TRACES_SAMPLER_ARG`. */
   sampler?: { name: string; arg?: string };
-  /** Which exporter the default hook builds, from `OTEL_TRACES_EXPORTER` and the OTLP endpoint variables. */
-  tracesExporter: 'file' | 'otlp' | 'console' | 'none';
+  /** The first of {@link tracesExporters}, `none` when that is empty. */
+  tracesExporter: TracesExporterName | 'none';
+  /** The exporters the default hook builds, from `OTEL_TRACES_EXPORTER` (a list) and the OTLP endpoint variables. */
+  tracesExporters: TracesExporterName[];
   /** `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` or `OTEL_EXPORTER_OTLP_PROTOCOL`; default `http/protobuf`. */
   otlpProtocol: 'http/protobuf' | 'http/json' | 'grpc';
   /**
@@ -50,7 +56,7 @@ export interface TracehookConfig {
   httpInstrumentation: 'fast' | 'stock';
   /**
    * `TRACEHOOK_ESM_LOADER`: register import-in-the-middle's ESM loader hook. `auto` (default): only
-   * when an instrumentation other than the built-in http and grpc ones is enabled.
+   * when an instrumentation outside the default set is enabled.
    */
   esmLoader: 'auto' | 'true' | 'false';
   /**
@@ -68,13 +74,11 @@ export interface TracehookConfig {
   errors: ConfigError[];
 }
 
-/** Instrumentations enabled when `OTEL_NODE_ENABLED_INSTRUMENTATIONS` is not set. */
-export const DEFAULT_INSTRUMENTATIONS = ['http', 'grpc'] as const;
-
 /**
- * Whether the ESM entry registers import-in-the-middle's loader hook: the built-in http and grpc
- * instrumentations need none (node:http is patched before the app imports it, and CommonJS packages
- * imported from ESM go through the ESM-CJS bridge), others may target ES-module-only packages.
+ * Whether the ESM entry registers import-in-the-middle's loader hook: the default instrumentations
+ * need none (node:http is patched before the app imports it, fetch reports through diagnostics
+ * channels, their other targets are CommonJS packages, which reach require-in-the-middle through
+ * the ESM-CJS bridge when imported from ESM); others may target ES-module-only packages.
  */
 export function wantsEsmLoader(config: Pick<TracehookConfig, 'esmLoader' | 'instrumentations'>): boolean {
   if (config.esmLoader !== 'auto') return config.esmLoader === 'true';
@@ -123,16 +127,8 @@ export function readConfig(env: Env = process.env): TracehookConfig {
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean);
 
-  const bool = (name: string) => {
-    const v = str(name)?.toLowerCase();
-    if (v === undefined || v === 'false' || v === '0') return false;
-    if (v === 'true' || v === '1') return true;
-    errors.push(fallback(new ConfigError(name, env[name] ?? '', '`true` or `false`; taking false')));
-    return false;
-  };
-
-  const disabled = bool('TRACEHOOK_DISABLED') || bool('OTEL_SDK_DISABLED');
-  const strict = bool('TRACEHOOK_STRICT');
+  const disabled = readBoolean(env, 'TRACEHOOK_DISABLED', false, errors) || readBoolean(env, 'OTEL_SDK_DISABLED', false, errors);
+  const strict = readBoolean(env, 'TRACEHOOK_STRICT', false, errors);
 
   let samplingRatio: number | undefined;
   const ratio = str('TRACEHOOK_SAMPLING_RATIO');
@@ -149,15 +145,7 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     else errors.push(new ConfigError('OTEL_TRACES_SAMPLER', samplerName, `one of ${SAMPLERS.join(', ')}`));
   }
 
-  const exporterName = str('OTEL_TRACES_EXPORTER')?.toLowerCase();
-  const otlpEndpoint = str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? str('OTEL_EXPORTER_OTLP_ENDPOINT');
-  let tracesExporter: TracehookConfig['tracesExporter'] = otlpEndpoint ? 'otlp' : 'file';
-  if (exporterName !== undefined) {
-    // The specification allows a list; one exporter is what tracehook builds, so take the first.
-    const first = exporterName.split(',')[0].trim();
-    if (first === 'otlp' || first === 'console' || first === 'none' || first === 'file') tracesExporter = first;
-    else errors.push(fallback(new ConfigError('OTEL_TRACES_EXPORTER', exporterName, '`otlp`, `console`, `none` or `file`; using span files')));
-  }
+  const tracesExporters = readTracesExporters(env, (str('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? str('OTEL_EXPORTER_OTLP_ENDPOINT')) !== undefined, errors);
 
   const protocol = (str('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? str('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf').toLowerCase();
   let otlpProtocol: TracehookConfig['otlpProtocol'] = 'http/protobuf';
@@ -201,7 +189,7 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     ...parseKeyValues('OTEL_EXPORTER_OTLP_TRACES_HEADERS', str('OTEL_EXPORTER_OTLP_TRACES_HEADERS'), errors),
   };
 
-  const messagingSpans = str('TRACEHOOK_MESSAGING_SPANS') === undefined || !['false', '0'].includes(str('TRACEHOOK_MESSAGING_SPANS')!.toLowerCase());
+  const messagingSpans = readBoolean(env, 'TRACEHOOK_MESSAGING_SPANS', true, errors);
 
   return {
     disabled,
@@ -215,7 +203,8 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     exporterImportPath: str('TRACEHOOK_EXPORTER_IMPORT_PATH'),
     samplingRatio,
     sampler,
-    tracesExporter,
+    tracesExporter: tracesExporters[0] ?? 'none',
+    tracesExporters,
     otlpProtocol,
     spansDir: str('TRACEHOOK_SPANS_DIR') ?? DEFAULT_SPANS_DIR,
     shutdownTimeoutMs,
@@ -255,9 +244,8 @@ function parseKeyValues(variable: string, raw: string | undefined, errors: Confi
 
 /**
  * The cheap check the entries make before loading anything else: `TRACEHOOK_DISABLED` or
- * `OTEL_SDK_DISABLED` is `true` (case-insensitive) or `1`.
+ * `OTEL_SDK_DISABLED` is `true` (case-insensitive), as {@link readBoolean} reads them.
  */
 export function isDisabled(env: Env = process.env): boolean {
-  const on = (v: string | undefined) => v !== undefined && ['true', '1'].includes(v.trim().toLowerCase());
-  return on(env.TRACEHOOK_DISABLED) || on(env.OTEL_SDK_DISABLED);
+  return isTrue(env.TRACEHOOK_DISABLED) || isTrue(env.OTEL_SDK_DISABLED);
 }

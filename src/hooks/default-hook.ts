@@ -21,6 +21,9 @@ export function setupDefaultTracing(): void | Promise<void> {
   const register = (spanProcessors: SpanProcessor[]) => {
     registerTracerProvider({ spanProcessors: [new RuntimeContextSpanProcessor(), ...spanProcessors], sampler: createSampler(config), resource: createResource(config) });
   };
-  const processors = defaultSpanProcessors(config);
+  // One set of span processors per exporter of OTEL_TRACES_EXPORTER (`console,otlp`: both).
+  const processors = config.exporterImportPath
+    ? defaultSpanProcessors(config)
+    : config.tracesExporters.flatMap((tracesExporter) => defaultSpanProcessors({ ...config, tracesExporter }) as SpanProcessor[]);
   return Array.isArray(processors) ? register(processors) : processors.then(register);
 }

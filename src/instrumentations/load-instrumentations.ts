@@ -1,30 +1,51 @@
+import { isBuiltin } from 'node:module';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { ConfigError } from '../config/config-error.js';
 import type { RequestDataConfig } from '../config/request-data.js';
+import { BUILT_IN_INSTRUMENTATIONS } from '../config/instrumentation-defaults.js';
+import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
+import { LazyInstrumentations } from './lazy-instrumentations.js';
+import { INSTRUMENTATION_TARGETS } from './targets.js';
 
 type InstrumentationClass = new (config?: Record<string, unknown>) => Instrumentation;
 
 /**
  * Creates the instrumentations named in `names` (the names auto-instrumentations-node uses:
- * `http`, `grpc`, `express`, `pg`, …, i.e. `@opentelemetry/instrumentation-<name>`). Each package
- * is required only when named, so an instrumentation that is not enabled costs nothing.
+ * `http`, `grpc`, `express`, `pg`, …, i.e. `@opentelemetry/instrumentation-<name>`). http, grpc and
+ * undici are bundled and enabled now; with `lazy`, each other one whose target modules are known
+ * (auto-instrumentations-node's set, not Node.js built-ins) is required only when the app first loads
+ * one of them ({@link LazyInstrumentations}); the rest are required now.
  * @param httpServer - `fast`: SERVER spans of node:http/https from {@link FastHttpServerInstrumentation}, the
  *   stock instrumentation-http keeps the client side; `stock`: instrumentation-http for both
  * @param requestData - redaction, bounds and incoming-trace policy for the HTTP instrumentations
- * @returns the instances (enabled on creation) and one ConfigError per name that could not be loaded
+ * @param lazy - false when import-in-the-middle's loader is registered: its hooks must exist before
+ *   the app's first import
+ * @returns the instances (enabled on creation; the lazy ones behind one LazyInstrumentations) and one
+ *   ConfigError per name that could not be loaded now
  */
 export function loadInstrumentations(
   names: readonly string[],
   httpServer: 'fast' | 'stock' = 'fast',
   requestData?: RequestDataConfig,
+  lazy = true,
 ): { instrumentations: Instrumentation[]; errors: ConfigError[] } {
   const instrumentations: Instrumentation[] = [];
   const errors: ConfigError[] = [];
+  const deferred = new Map<string, readonly string[]>();
   for (const name of names) {
+    const targets = INSTRUMENTATION_TARGETS[name];
+    if (lazy && targets?.length && !(BUILT_IN_INSTRUMENTATIONS as readonly string[]).includes(name) && !targets.some((t) => isBuiltin(t))) {
+      deferred.set(name, targets);
+      continue;
+    }
     try {
       if (name === 'http' && httpServer === 'fast') {
         const { FastHttpServerInstrumentation } = require('./http/fast-http-server-instrumentation.js') as typeof import('./http/fast-http-server-instrumentation.js');
         instrumentations.push(new FastHttpServerInstrumentation(requestData));
+      }
+      if (name === 'http') {
+        const { RouteInstrumentation } = require('./routes/route-instrumentation.js') as typeof import('./routes/route-instrumentation.js');
+        instrumentations.push(new RouteInstrumentation());
       }
       instrumentations.push(new (instrumentationClass(name))(instrumentationConfig(name, httpServer, requestData)));
     } catch (err) {
@@ -38,14 +59,18 @@ export function loadInstrumentations(
       errors.push(e);
     }
   }
+  if (deferred.size > 0) instrumentations.push(new LazyInstrumentations(deferred, (name) => new (instrumentationClass(name))(instrumentationConfig(name, httpServer, requestData))));
   return { instrumentations, errors };
 }
 
 function instrumentationClass(name: string): InstrumentationClass {
   if (name === 'http') return require('@opentelemetry/instrumentation-http').HttpInstrumentation;
   if (name === 'grpc') return require('@opentelemetry/instrumentation-grpc').GrpcInstrumentation;
-  if (!/^[a-z0-9-]+$/.test(name)) throw new Error('not an instrumentation name');
-  const exports = require(`@opentelemetry/instrumentation-${name}`) as Record<string, unknown>;
+  if (name === 'undici') return require('@opentelemetry/instrumentation-undici').UndiciInstrumentation;
+  if (!/^[a-z0-9.-]+$/.test(name)) throw new Error('not an instrumentation name');
+  // The app's own copy first (an instrumentation it installed, or the version it pins), then ours.
+  const pkg = `@opentelemetry/instrumentation-${name}`;
+  const exports = require(resolveFromApp(pkg) ?? pkg) as Record<string, unknown>;
   const cls = Object.entries(exports).find(([key, value]) => key.endsWith('Instrumentation') && typeof value === 'function');
   if (!cls) throw new Error(`@opentelemetry/instrumentation-${name} exports no *Instrumentation class`);
   return cls[1] as InstrumentationClass;

@@ -6,13 +6,14 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } 
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ConfigError, isConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
-import { readConfig } from '../config/environment.js';
+import { readConfig, wantsEsmLoader } from '../config/environment.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../hooks/default-hook.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { incomingTracePropagator } from '../instrumentations/http/incoming-trace.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
+import { makeRoomForStartupHook } from '../instrumentations/step-aside.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { runStartupHook } from '../startup-hook/run-startup-hook.js';
 import { getPreloadState } from '../state.js';
@@ -57,9 +58,10 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
 
   installDiagLogger();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(incomingTracePropagator(createPropagator(config.propagators), config.requestData.incomingTrace, config.httpInstrumentation === 'stock'));
+  const propagator = incomingTracePropagator(createPropagator(config.propagators), config.requestData.incomingTrace, config.httpInstrumentation === 'stock');
+  propagation.setGlobalPropagator(propagator);
 
-  const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation, config.requestData);
+  const loaded = loadInstrumentations(config.instrumentations, config.httpInstrumentation, config.requestData, !wantsEsmLoader(config));
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
   installEsmCjsBridge();
@@ -71,6 +73,8 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
     require('node:module').syncBuiltinESMExports();
   }
 
+  // A hook of the user's own may bring its own OpenTelemetry setup (NodeSDK); tracehook's steps aside where it does.
+  const afterHook = config.startupHook ? makeRoomForStartupHook(loaded.instrumentations, propagator) : undefined;
   let hook: void | Promise<void>;
   try {
     hook = config.startupHook ? runStartupHook(config.startupHook, !awaited) : setupDefaultTracing();
@@ -79,8 +83,10 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   }
   let activated = false;
   const finish = () => {
-    if (!activated) activate(config, loaded.instrumentations);
+    if (activated) return;
     activated = true;
+    afterHook?.();
+    activate(config, loaded.instrumentations);
   };
   const fail = (err: unknown) => failed(err, config, loaded.instrumentations);
   if (!(hook instanceof Promise)) {

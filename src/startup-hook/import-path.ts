@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config-error.js';
+import { resolveFromApp } from './resolve-from-app.js';
 
 /**
  * A parsed `module:attribute` import path, Ray's `--tracing-startup-hook` syntax.
@@ -37,14 +37,11 @@ export function moduleUrl(module: string, cwd: string): string {
   if (isAbsolute(module)) return pathToFileURL(module).href;
   const relative = resolve(cwd, module);
   if (module.startsWith('.') || existsSync(relative)) return pathToFileURL(relative).href;
-  try {
-    // A package name resolves from the app's directory first, like the app's own imports.
-    return pathToFileURL(createRequire(join(cwd, 'noop.js')).resolve(module)).href;
-  } catch {
-    // ESM-only packages (no `require` condition) and our own `@tracehook/register/hooks/*`
-    // resolve through import() from here.
-    return module;
-  }
+  // A package name resolves as the app's own imports do (its directory, then its entry's); ESM-only
+  // packages (no `require` condition) and our own `@tracehook/register/hooks/*` resolve through
+  // import() from here.
+  const resolved = resolveFromApp(module, cwd);
+  return resolved ? pathToFileURL(resolved).href : module;
 }
 
 /**

@@ -10,6 +10,7 @@ import { TRACER_VERSION } from '../../context/tracer.js';
 import { CLIENT_GONE_ERROR_TYPE, endClientGone, recordHandlerError } from './client-gone.js';
 import { incomingParent } from './incoming-trace.js';
 import type { RequestValuePolicy } from './server-attributes.js';
+import { applyHttpRoute, withRouteMetadata } from '../routes/http-route.js';
 import { serverRequestAttributes } from './server-attributes.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
@@ -39,6 +40,7 @@ function onResponseClose(this: TracedResponse): void {
   const span = this[kSpan];
   if (!span) return;
   this[kSpan] = undefined;
+  applyHttpRoute(span, this, this.req?.method);
   endClientGone(span, this);
 }
 
@@ -54,7 +56,8 @@ function onResponseClose(this: TracedResponse): void {
  * `traceparent`/`tracestate`/`baggage` are extracted with the configured propagators and used as
  * `TRACEHOOK_INCOMING_TRACE` says (see `incomingParent`). An `x-request-id` header of at most 128
  * visible ASCII characters becomes the request id of the context (see `withRequestId`).
- * Span name is the method (no route is known to node:http); a 5xx status sets status ERROR. A
+ * The span is named `METHOD route` with `http.route` when a framework hook set the route in the
+ * context's RPC metadata (see `withRouteMetadata`), else the method; a 5xx status sets status ERROR. A
  * response that closes before it finished (the client went away) ends the span then, with status
  * ERROR and `error.type` {@link CLIENT_GONE_ERROR_TYPE}; a request listener that throws records the
  * exception on the span. Request-derived values are bounded and sensitive query values redacted
@@ -88,6 +91,7 @@ export class FastHttpServerInstrumentation implements Instrumentation {
     const status = response.statusCode;
     span.setAttribute('http.response.status_code', status);
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    applyHttpRoute(span, response, response.req?.method);
     span.end();
   };
 
@@ -140,7 +144,7 @@ export class FastHttpServerInstrumentation implements Instrumentation {
       response[kSpan] = span;
       response.on('close', onResponseClose);
       try {
-        return context.with(trace.setSpan(parent, span), original, this, event, req, res);
+        return context.with(withRouteMetadata(trace.setSpan(parent, span), span, response), original, this, event, req, res);
       } catch (err) {
         recordHandlerError(span, err);
         throw err;

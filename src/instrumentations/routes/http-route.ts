@@ -1,0 +1,43 @@
+import type { Context, Span } from '@opentelemetry/api';
+import * as api from '@opentelemetry/api';
+import { RPCType, getRPCMetadata, setRPCMetadata } from '@opentelemetry/core';
+import type { RPCMetadata } from '@opentelemetry/core';
+
+// Shared across copies of tracehook in one process (a bundle beside unbundled files).
+const kRpc = Symbol.for('tracehook.http.rpcMetadata');
+type WithRpc = { [kRpc]?: RPCMetadata };
+
+/**
+ * The context an HTTP SERVER span's handlers run in, carrying OpenTelemetry's RPC metadata
+ * (`@opentelemetry/core` setRPCMetadata): framework instrumentations (express, koa, fastify,
+ * nestjs-core, hapi, restify) and tracehook's light route hooks write the matched route there,
+ * as they do for @opentelemetry/instrumentation-http. The metadata is also kept on `response`, so
+ * a hook that has the response but runs outside the request's context still finds it.
+ */
+export function withRouteMetadata(ctx: Context, span: Span, response: object): Context {
+  const rpc: RPCMetadata = { type: RPCType.HTTP, span };
+  (response as WithRpc)[kRpc] = rpc;
+  return setRPCMetadata(ctx, rpc);
+}
+
+/**
+ * Records `route` (a route template such as `/users/:id`, never the actual path) as the matched
+ * route of the request `response` answers; the last call wins, as the innermost router matches
+ * last. Falls back to the active context's RPC metadata (the stock instrumentation-http's).
+ */
+export function setHttpRoute(response: unknown, route: string): void {
+  const rpc = (response as WithRpc | undefined)?.[kRpc] ?? getRPCMetadata(api.context.active());
+  if (rpc?.type === RPCType.HTTP) rpc.route = route;
+}
+
+/**
+ * At the end of a SERVER span: with a matched route, names it `METHOD route` and sets `http.route`;
+ * without one (plain node:http) the name stays the method.
+ * @see OpenTelemetry semantic conventions, "HTTP Server semantic conventions", span name and `http.route`
+ */
+export function applyHttpRoute(span: Span, response: object, method: string | undefined): void {
+  const route = (response as WithRpc)[kRpc]?.route;
+  if (!route) return;
+  span.setAttribute('http.route', route);
+  span.updateName(`${method ?? 'GET'} ${route}`);
+}

@@ -1,0 +1,133 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { TRACER_VERSION } from '../../context/tracer.js';
+import { setHttpRoute } from './http-route.js';
+
+type Dispatch = (this: { path?: unknown }, req: { baseUrl?: string }, res: unknown, ...rest: unknown[]) => unknown;
+type KoaMiddleware = (this: unknown, ctx: { _matchedRoute?: unknown; res?: unknown }, next: unknown) => unknown;
+type FastifyRequest = { routeOptions?: { url?: unknown }; routerPath?: unknown };
+type FastifyInstance = { addHook(name: 'onRequest', hook: (request: FastifyRequest, reply: { raw?: unknown }, done: () => void) => void): unknown };
+type FastifyFactory = ((this: unknown, ...args: unknown[]) => FastifyInstance) & Record<string, unknown>;
+type RouterPrototype = { middleware(this: unknown, ...args: unknown[]): KoaMiddleware; routes?: unknown };
+
+/** Fastify 5 publishes this for each request that reached a route handler, with the route's template. */
+const FASTIFY_HANDLER_START = 'tracing:fastify.request.handler:start';
+
+/**
+ * The matched route of Express 4 and 5 (and NestJS on Express), Fastify and Koa with @koa/router,
+ * handed to the HTTP SERVER span as OpenTelemetry's RPC metadata, without the framework
+ * instrumentations' spans per middleware. One small patch or subscription per framework:
+ * - Express 4 (`express/lib/router/route.js`) and Express 5 (`router/lib/route.js`): `Route#dispatch`,
+ *   which runs when a route matched: the route is `req.baseUrl` + the route's path (a router mounted
+ *   at a parameterised path reports that mount's actual path).
+ * - Fastify 5: the `tracing:fastify.request.handler:start` diagnostics channel (`route.url`); Fastify 4:
+ *   an `onRequest` hook added to each root instance the factory creates (`request.routeOptions.url`).
+ * - @koa/router (and koa-router): the router's middleware, after it stored `ctx._matchedRoute`.
+ * Loaded with the HTTP instrumentation; each patch is applied only if and when the app loads that module.
+ */
+export class RouteInstrumentation extends InstrumentationBase {
+  constructor(config: InstrumentationConfig = {}) {
+    super('@tracehook/register/http-route', TRACER_VERSION ?? '0.0.0', config);
+  }
+
+  override enable(): void {
+    super.enable();
+    subscribe(FASTIFY_HANDLER_START, onFastifyHandler);
+  }
+
+  override disable(): void {
+    super.disable();
+    unsubscribe(FASTIFY_HANDLER_START, onFastifyHandler);
+  }
+
+  protected init() {
+    const route = (file: string) =>
+      new InstrumentationNodeModuleFile(
+        file,
+        ['*'],
+        (exports: { prototype: { dispatch: Dispatch } }) => {
+          if (typeof exports?.prototype?.dispatch === 'function') this._wrap(exports.prototype, 'dispatch', wrapDispatch);
+          return exports;
+        },
+        (exports: { prototype: { dispatch: Dispatch } }) => {
+          if (exports?.prototype) this._unwrap(exports.prototype, 'dispatch');
+        },
+      );
+    const koaRouter = (name: string) =>
+      new InstrumentationNodeModuleDefinition(
+        name,
+        ['*'],
+        (exports: { prototype?: RouterPrototype }) => {
+          const proto = exports?.prototype;
+          if (proto && typeof proto.middleware === 'function') {
+            // Older releases alias `routes = middleware`; keep the alias pointing at the wrapped one.
+            const alias = proto.routes === proto.middleware;
+            this._wrap(proto, 'middleware', wrapKoaMiddleware);
+            if (alias) proto.routes = proto.middleware;
+          }
+          return exports;
+        },
+        (exports: { prototype?: RouterPrototype }) => {
+          if (exports?.prototype) this._unwrap(exports.prototype, 'middleware');
+        },
+      );
+    return [
+      // Fastify 5 reports through its diagnostics channel; Fastify 4 publishes none.
+      new InstrumentationNodeModuleDefinition('fastify', ['>=4 <5'], (exports: FastifyFactory) => (typeof exports === 'function' ? wrapFastify4(exports) : exports)),
+      new InstrumentationNodeModuleDefinition('express', ['>=4 <5'], undefined, undefined, [route('express/lib/router/route.js')]),
+      new InstrumentationNodeModuleDefinition('router', ['>=2 <3'], undefined, undefined, [route('router/lib/route.js')]),
+      koaRouter('@koa/router'),
+      koaRouter('koa-router'),
+    ];
+  }
+}
+
+// A module-level function: InstrumentationBase's constructor enables before class fields exist.
+function onFastifyHandler(message: unknown): void {
+  const { reply, route } = message as { reply?: { raw?: unknown }; route?: { url?: unknown } };
+  if (typeof route?.url === 'string') setHttpRoute(reply?.raw, route.url);
+}
+
+/** The Fastify 4 factory, each instance it makes given a root `onRequest` hook that records the route. */
+function wrapFastify4(original: FastifyFactory): FastifyFactory {
+  const fastify = function (this: unknown, ...args: unknown[]) {
+    const app = original.apply(this, args);
+    app.addHook('onRequest', (request, reply, done) => {
+      // `routerPath` only before 4.10 had `routeOptions`: reading it later prints a deprecation warning.
+      const url = request.routeOptions ? request.routeOptions.url : request.routerPath;
+      if (typeof url === 'string') setHttpRoute(reply.raw, url);
+      done();
+    });
+    return app;
+  } as FastifyFactory;
+  Object.assign(fastify, original);
+  // `require('fastify')`, `.fastify` and `.default` are the same function.
+  fastify.fastify = fastify;
+  fastify.default = fastify;
+  return fastify;
+}
+
+function wrapDispatch(original: Dispatch): Dispatch {
+  return function dispatch(this: { path?: unknown }, req, res, ...rest) {
+    if (typeof this.path === 'string') {
+      const base = req?.baseUrl ?? '';
+      setHttpRoute(res, base && this.path === '/' ? base : base + this.path);
+    }
+    return original.call(this, req, res, ...rest);
+  };
+}
+
+function wrapKoaMiddleware(original: RouterPrototype['middleware']): RouterPrototype['middleware'] {
+  return function middleware(this: unknown, ...args: unknown[]) {
+    const inner = original.apply(this, args);
+    const outer: KoaMiddleware = function (this: unknown, ctx, next) {
+      const result = inner.call(this, ctx, next);
+      // The router stores the matched route before it runs the route's first middleware.
+      if (typeof ctx?._matchedRoute === 'string') setHttpRoute(ctx.res, ctx._matchedRoute);
+      return result;
+    };
+    // The router hangs itself on its middleware (`middleware.router`), and nested routers read it.
+    return Object.assign(outer, inner);
+  };
+}

@@ -1,0 +1,92 @@
+import { hasSubscribers } from 'node:diagnostics_channel';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { TextMapPropagator } from '@opentelemetry/api';
+import { context, propagation } from '@opentelemetry/api';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { logDebug } from '../diag/logger.js';
+import { packageRoot } from '../package-root.js';
+import { LazyInstrumentations } from './lazy-instrumentations.js';
+import { INSTRUMENTATION_TARGETS } from './targets.js';
+
+// The registry of @opentelemetry/api 1.x, shared by every copy of the API in the process.
+const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+const FAST_HTTP_SERVER = '@tracehook/register/http-server';
+const HTTP = '@opentelemetry/instrumentation-http';
+const UNDICI = '@opentelemetry/instrumentation-undici';
+const INSTRUMENTATION_PREFIX = '@opentelemetry/instrumentation-';
+
+type Wrapped = { __wrapped?: boolean };
+type Trie = { search(name: string, options?: object): unknown[] };
+
+/**
+ * Makes room for a startup hook that sets up OpenTelemetry itself (NodeSDK: context manager,
+ * propagator, TracerProvider and its own instrumentations), so that the hook's instrumentations win
+ * and tracehook's step aside: no "Attempted duplicate registration of API" errors, no doubled spans.
+ *
+ * Before the hook: tracehook's context manager and propagator are unregistered, and its
+ * instrumentations that patch at once (HTTP, fetch) are taken off their patch points, so the
+ * hook's wrap the originals. Call the returned function after the hook: it registers tracehook's
+ * context manager and propagator where the hook registered none, and puts back each instrumentation
+ * the hook did not bring its own of, judged by shimmer's `__wrapped` marker on node:http, subscribers
+ * of `undici:request:create`, and the module names the hook's @opentelemetry/instrumentation copy
+ * (resolved from the working directory or from tracehook) registered with require-in-the-middle.
+ */
+export function makeRoomForStartupHook(instrumentations: readonly Instrumentation[], propagator: TextMapPropagator): () => void {
+  const immediate = instrumentations.filter((i) => [FAST_HTTP_SERVER, HTTP, UNDICI].includes(i.instrumentationName));
+  for (const i of immediate) i.disable();
+  context.disable();
+  propagation.disable();
+
+  return () => {
+    const registry = (globalThis as Record<symbol, Record<string, unknown> | undefined>)[API_GLOBAL];
+    if (!registry?.context) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    if (!registry?.propagation) propagation.setGlobalPropagator(propagator);
+    const hooked = hookRegisteredModules();
+    const covered = (name: string) => (INSTRUMENTATION_TARGETS[name] ?? []).some((m) => hooked(m));
+    // The hook's instrumentation-http may be registered and not yet applied: node:http was loaded
+    // before it. Requiring it again, through require-in-the-middle, applies it now.
+    const httpRegistered = hooked('http') || hooked('https');
+    if (httpRegistered) {
+      require('node:http');
+      require('node:https');
+    }
+    const httpTaken = httpRegistered || wrapped(require('node:http').request) || wrapped(require('node:http').Server.prototype.emit);
+    for (const i of immediate) {
+      const taken = i.instrumentationName === UNDICI ? hasSubscribers('undici:request:create') : httpTaken;
+      if (taken) logDebug('instrumentations', `${i.instrumentationName} steps aside for the startup hook's own`);
+      else i.enable();
+    }
+    // ES modules' named imports of node:http/https take the exports as they are now.
+    require('node:module').syncBuiltinESMExports();
+    for (const i of instrumentations) {
+      if (i instanceof LazyInstrumentations) i.skip(Object.keys(INSTRUMENTATION_TARGETS).filter(covered));
+      else if (!immediate.includes(i) && i.instrumentationName.startsWith(INSTRUMENTATION_PREFIX) && covered(i.instrumentationName.slice(INSTRUMENTATION_PREFIX.length))) {
+        logDebug('instrumentations', `${i.instrumentationName} steps aside for the startup hook's own`);
+        i.disable();
+      }
+    }
+  };
+}
+
+function wrapped(fn: unknown): boolean {
+  return typeof fn === 'function' && (fn as Wrapped).__wrapped === true;
+}
+
+/** Whether a module name is registered with the require-in-the-middle hook of a hook's @opentelemetry/instrumentation. */
+function hookRegisteredModules(): (module: string) => boolean {
+  const tries: Trie[] = [];
+  for (const from of [join(process.cwd(), 'noop.js'), join(packageRoot(), 'noop.js')]) {
+    try {
+      const file = createRequire(from).resolve('@opentelemetry/instrumentation/build/src/platform/node/RequireInTheMiddleSingleton.js');
+      // `_instance` exists only once an instrumentation of that copy was created: never create one here.
+      const instance = (require(file) as { RequireInTheMiddleSingleton: { _instance?: { _moduleNameTrie?: Trie } } }).RequireInTheMiddleSingleton._instance;
+      const trie = instance?._moduleNameTrie;
+      if (trie && typeof trie.search === 'function' && !tries.includes(trie)) tries.push(trie);
+    } catch (err) {
+      logDebug('instrumentations', `no @opentelemetry/instrumentation registry from ${from}: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  return (module) => tries.some((trie) => trie.search(module).length > 0);
+}

@@ -1,0 +1,57 @@
+// Your own OpenTelemetry: hooks/node-sdk.cjs builds NodeSDK with getNodeAutoInstrumentations(). tracehook steps
+// aside for what it registers: nothing on stderr (no duplicate registration of the API), one SERVER span per
+// request and one CLIENT span per call (no doubled instrumentation), spans flushed at process.exit().
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { get, readSpans, spansDir, start } from './helpers/fixture.mjs';
+
+const HOOK = '@tracehook/register/hooks/node-sdk:setupTracing';
+
+function env(dir, service) {
+  return { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_STARTUP_HOOK: HOOK, OTEL_SERVICE_NAME: service, OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' };
+}
+
+test('NodeSDK hook: one SERVER span per request in CJS and ESM apps, one CLIENT span per call, nothing on stderr', async (t) => {
+  const dir = spansDir(t);
+  const cjs = start('grpc-app.cjs', { env: env(dir, 'cjs-app'), preload: ['--require', '@tracehook/register'] });
+  const esm = start('http-app.mjs', { env: env(dir, 'esm-app') });
+  t.after(() => {
+    cjs.kill('SIGKILL');
+    esm.kill('SIGKILL');
+  });
+  const [[, cjsPort], [, esmPort]] = await Promise.all([cjs.ready(/listening (\d+)/), esm.ready()]);
+  for (let i = 0; i < 3; i++) assert.equal((await get(cjsPort, '/')).body, 'ok');
+  assert.equal((await get(esmPort, `/call?port=${cjsPort}`)).body, 'ok');
+  cjs.kill();
+  esm.kill();
+  const results = await Promise.all([cjs.done, esm.done]);
+  assert.equal(results[0].stderr + results[1].stderr, '');
+  const spans = await readSpans(dir);
+  const of = (service, kind) => spans.filter((s) => s.resource['service.name'] === service && s.kind === kind);
+  assert.equal(of('cjs-app', 'SERVER').length, 4, JSON.stringify(spans.map((s) => [s.resource['service.name'], s.kind, s.name])));
+  assert.equal(of('esm-app', 'SERVER').length, 1, JSON.stringify(of('esm-app', 'SERVER').map((s) => [s.scope, s.name, s.attributes])));
+  // NodeSDK's instrumentations include dns, whose lookup span is the hook's choice; HTTP CLIENT spans are one per call.
+  const clients = of('esm-app', 'CLIENT').filter((s) => s.attributes['http.request.method'] !== undefined);
+  assert.equal(clients.length, 1);
+  const [client] = clients;
+  const downstream = of('cjs-app', 'SERVER').find((s) => s.traceId === client.traceId);
+  assert.equal(downstream.parentSpanId, client.spanId);
+  assert.equal(client.parentSpanId, of('esm-app', 'SERVER')[0].spanId);
+});
+
+test('NodeSDK hook: spans ended before process.exit() are flushed, and the exit is not held', async (t) => {
+  const dir = spansDir(t);
+  const app = start('http-app.mjs', { env: env(dir, 'esm-app') });
+  t.after(() => app.kill('SIGKILL'));
+  const [, port] = await app.ready();
+  assert.equal((await get(port, '/')).body, 'ok');
+  const t0 = Date.now();
+  await get(port, '/exit').catch(() => {});
+  const { code, stderr } = await app.done;
+  assert.equal(code, 0);
+  assert.equal(stderr, '');
+  assert.ok(Date.now() - t0 < 5000, 'exits within the flush bound (wide margin)');
+  // The '/exit' request's own span is still open at process.exit(): NodeSDK's instrumentation-http ends it later.
+  const servers = (await readSpans(dir)).filter((s) => s.kind === 'SERVER');
+  assert.deepEqual(servers.map((s) => s.attributes['url.path'] ?? s.attributes['http.target']), ['/']);
+});

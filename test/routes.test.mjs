@@ -1,0 +1,93 @@
+// Routes in SERVER span names: `METHOD route` with `http.route` for Express, Fastify and Koa with
+// @koa/router, in the default fast mode and with the stock instrumentation-http; plain node:http keeps
+// the method. A request that calls another service with fetch gives one trace across both.
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { FIXTURES, ROOT, get, makeTraceparent, readSpans, spansDir, start } from './helpers/fixture.mjs';
+
+async function run(t, fixture, env, preload, cwd) {
+  const dir = spansDir(t);
+  const app = start(fixture, { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_SERVICE_NAME: 'app', ...env }, preload, cwd });
+  const callee = start('http-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_SERVICE_NAME: 'callee' } });
+  t.after(() => {
+    app.kill('SIGKILL');
+    callee.kill('SIGKILL');
+  });
+  const [[, port], [, calleePort]] = await Promise.all([app.ready(), callee.ready()]);
+  const incoming = makeTraceparent();
+  assert.equal((await get(port, '/users/42')).body, 'user 42');
+  assert.equal((await get(port, '/api/items/7')).body, 'item 7');
+  assert.equal((await get(port, '/nothing/here')).status, 404);
+  assert.equal((await get(port, `/call/${calleePort}`, { traceparent: incoming.traceparent })).body, 'ok');
+  app.kill();
+  callee.kill();
+  const [a, b] = await Promise.all([app.done, callee.done]);
+  assert.equal(a.stderr + b.stderr, '');
+  const spans = await readSpans(dir);
+  const servers = spans.filter((s) => s.kind === 'SERVER' && s.resource['service.name'] === 'app');
+  const byPath = (path) => servers.find((s) => s.attributes['url.path'] === path);
+  return { spans, servers, byPath, incoming, calleePort };
+}
+
+/**
+ * routes-app.cjs in a temp dir whose node_modules/<name> is the repository's older major (devDependency `alias`,
+ * an npm alias), kept under that name by --preserve-symlinks; its hoisted dependencies come through NODE_PATH.
+ */
+function olderMajorApp(alias, name) {
+  const dir = mkdtempSync(join(tmpdir(), `tracehook-${alias}-`));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(join(ROOT, 'node_modules', alias), join(dir, 'node_modules', name), 'dir');
+  copyFileSync(join(FIXTURES, 'routes-app.cjs'), join(dir, 'routes-app.cjs'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return [join(dir, 'routes-app.cjs'), { FRAMEWORK: name, NODE_PATH: join(ROOT, 'node_modules') }, ['--preserve-symlinks', '--require', join(ROOT, 'register.cjs')], dir];
+}
+
+const APPS = [
+  ['express 4', ...olderMajorApp('express4', 'express')],
+  ['fastify 4', ...olderMajorApp('fastify4', 'fastify')],
+  ['express', 'routes-app.cjs', { FRAMEWORK: 'express' }, ['--require', '@tracehook/register']],
+  ['express (ES module)', 'routes-express.mjs', {}, ['--import', '@tracehook/register']],
+  ['fastify', 'routes-app.cjs', { FRAMEWORK: 'fastify' }, ['--import', '@tracehook/register']],
+  ['koa + @koa/router', 'routes-app.cjs', { FRAMEWORK: 'koa' }, ['--require', '@tracehook/register']],
+];
+
+for (const mode of ['fast', 'stock']) {
+  for (const [name, fixture, env, preload, cwd] of APPS) {
+    test(`${name}, ${mode}: SERVER spans named METHOD route with http.route; the fetch CLIENT span parents the callee's SERVER span`, async (t) => {
+      const r = await run(t, fixture, { ...env, TRACEHOOK_HTTP_INSTRUMENTATION: mode }, preload, cwd);
+      assert.equal(r.servers.length, 4, JSON.stringify(r.servers.map((s) => s.name)));
+      for (const [path, route] of [
+        ['/users/42', '/users/:id'],
+        ['/api/items/7', '/api/items/:item'],
+        [`/call/${r.calleePort}`, '/call/:port'],
+      ]) {
+        const span = r.byPath(path);
+        assert.equal(span?.name, `GET ${route}`, path);
+        assert.equal(span.attributes['http.route'], route);
+      }
+      const notFound = r.byPath('/nothing/here');
+      assert.equal(notFound.name, 'GET');
+      assert.equal(notFound.attributes['http.route'], undefined);
+
+      const trace = r.spans.filter((s) => s.traceId === r.incoming.traceId);
+      const server = trace.find((s) => s.kind === 'SERVER' && s.resource['service.name'] === 'app');
+      const client = trace.find((s) => s.kind === 'CLIENT' && s.resource['service.name'] === 'app');
+      const callee = trace.find((s) => s.kind === 'SERVER' && s.resource['service.name'] === 'callee');
+      assert.equal(server.parentSpanId, r.incoming.spanId);
+      assert.equal(client.parentSpanId, server.spanId);
+      assert.equal(callee.parentSpanId, client.spanId);
+    });
+  }
+}
+
+test('express with its full instrumentation enabled: the fast SERVER span takes the route from the RPC metadata it sets', async (t) => {
+  const r = await run(t, 'routes-app.cjs', { FRAMEWORK: 'express', OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,undici,express' }, ['--require', '@tracehook/register']);
+  const span = r.byPath('/users/42');
+  assert.equal(span.name, 'GET /users/:id');
+  const handlers = r.spans.filter((s) => s.traceId === span.traceId && s.attributes['express.type'] === 'request_handler');
+  assert.ok(handlers.length > 0, 'instrumentation-express made its spans');
+  assert.ok(handlers.every((h) => h.parentSpanId === span.spanId));
+});
