@@ -1,4 +1,5 @@
 import { isMainThread } from 'node:worker_threads';
+import { reportLossesAtExit } from '../diag/loss-report.js';
 import { logDebug } from '../diag/logger.js';
 import { getPreloadState } from '../state.js';
 
@@ -72,6 +73,7 @@ export function installExitHandlers(provider: Flushable, timeoutMs: number): voi
       // The process is ending: a failed last flush has nowhere to go.
     }
   });
+  reportLossesAtExit();
 
   // Signals reach the main thread only; a worker thread's spans are flushed by its own exit.
   if (!isMainThread) return;
