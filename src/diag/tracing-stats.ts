@@ -32,6 +32,8 @@ export interface TracingStats {
   queued: number;
   /** Estimated size of the queued spans now, bytes (the measure `TRACEHOOK_MAX_QUEUE_BYTES` bounds). */
   queuedBytes: number;
+  /** The largest `queuedBytes` seen so far, bytes: how close the queue came to its bound. */
+  queuedBytesPeak: number;
   /** Spans handed to the exporter whose export has not finished yet. */
   exporting: number;
 }
@@ -49,6 +51,7 @@ export function tracingStats(): TracingStats {
     dropped: { queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0 },
     queued: 0,
     queuedBytes: 0,
+    queuedBytesPeak: 0,
     exporting: 0,
   });
 }
@@ -60,7 +63,7 @@ export function tracingStats(): TracingStats {
  * Without the preload, or with a startup hook of your own that does not use tracehook's span
  * processor, every count is 0.
  * @returns `{ ended, exported, dropped: { queueFull, exportFailed, writeFailed, shutdownBound },
- *   queued, queuedBytes, exporting }`, counts in spans, `queuedBytes` in bytes
+ *   queued, queuedBytes, queuedBytesPeak, exporting }`, counts in spans, `queuedBytes*` in bytes
  */
 export function getTracingStats(): TracingStats {
   const s = tracingStats();

@@ -120,9 +120,11 @@ export class FileSpanExporter implements SpanExporter {
     return this.fd;
   }
 
+  /** Opens the file in the spans directory, or in the fallback directory when that one is unsafe. */
   private open(): number {
     try {
       preparePrivateDir(this.activeDir);
+      return openPrivateFile(this.path);
     } catch (err) {
       if (!(err instanceof UnsafePathError)) throw err;
       if (this.fallbackDir === undefined || this.activeDir === this.fallbackDir) {
@@ -132,12 +134,6 @@ export class FileSpanExporter implements SpanExporter {
       logWarn('span-file', `${err.message}: not safe for span files; writing them to ${this.fallbackDir} instead`);
       this.activeDir = this.fallbackDir;
       return this.open();
-    }
-    try {
-      return openPrivateFile(this.path);
-    } catch (err) {
-      if (err instanceof UnsafePathError) this.refused = err;
-      throw err;
     }
   }
 

@@ -61,7 +61,8 @@ export function openPrivateFile(path: string): number {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw new UnsafePathError(`${path} is a symlink`);
+    // Linux's protected_symlinks answers EACCES, not ELOOP, for another user's symlink in a sticky directory.
+    if (code === 'ELOOP' || code === 'EMLINK' || (code === 'EACCES' && isSymlink(path))) throw new UnsafePathError(`${path} is a symlink`);
     if (code === 'ENXIO') throw new UnsafePathError(`${path} is a FIFO`);
     throw err;
   }
@@ -76,6 +77,14 @@ export function openPrivateFile(path: string): number {
   } catch (err) {
     closeSync(fd);
     throw err;
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

@@ -29,8 +29,8 @@ const MAX_SLICE_MS = 50;
  * whole, a flood of large ones cannot grow memory without bound. A span ending while the queue is
  * full is dropped and counted; nothing is held beyond the bound.
  *
- * Export starts when `maxExportBatchSize` spans are queued or `scheduledDelayMs` after the first
- * queued span, as the specification's Batch Span Processor does. An exporter that finishes
+ * Export starts when `maxExportBatchSize` spans are queued (or half the byte bound) or
+ * `scheduledDelayMs` after the first queued span, as the specification's Batch Span Processor does. An exporter that finishes
  * synchronously (span files) is fed batch after batch in one turn of the event loop for as long as
  * the rest of that turn took (1–50 ms): behind a burst it gets up to half the CPU, so it keeps up
  * with a loop that makes spans as fast as it can, and never stalls a request longer than the turn
@@ -86,8 +86,9 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.queuedBytes += bytes;
     stats.queued++;
     stats.queuedBytes += bytes;
+    if (stats.queuedBytes > stats.queuedBytesPeak) stats.queuedBytesPeak = stats.queuedBytes;
     if (getPreloadState().synchronousExport) this.drain(true);
-    else if (count + 1 >= this.options.maxExportBatchSize) this.scheduleDrain();
+    else if (count + 1 >= this.options.maxExportBatchSize || this.queuedBytes * 2 >= this.options.maxQueueBytes) this.scheduleDrain();
     else this.timer ??= setTimeout(() => this.drain(true), this.options.scheduledDelayMs).unref();
   }
 
