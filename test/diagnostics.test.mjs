@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
 import { startReceiver } from './helpers/otlp-receiver.mjs';
-import { run } from './helpers/fixture.mjs';
+import { readSpans, run, spansDir } from './helpers/fixture.mjs';
 import { lossLine } from './helpers/span-file-checks.mjs';
 
 /** An OTLP/HTTP "backend" that answers every export with `status` and a body that is not OTLP. */
@@ -78,4 +78,12 @@ test('OTEL_LOG_LEVEL=debug prints OpenTelemetry messages with their arguments', 
   assert.equal(code, 0);
   // The exporter's debug message carries the spans as its argument.
   assert.match(stderr, /\[tracehook\] otel: OTLPExportDelegate items to be sent \[.*name: 'work-0'/);
+});
+
+test('TRACEHOOK_MAX_QUEUE_BYTES=lots: one line naming it and what is accepted; spans are still written', async (t) => {
+  const dir = spansDir(t);
+  const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '3'], env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_MAX_QUEUE_BYTES: 'lots' } });
+  assert.equal(code, 0);
+  assert.equal(stderr, '[tracehook] config: TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 64MiB\n');
+  assert.equal((await readSpans(dir)).length, 3);
 });

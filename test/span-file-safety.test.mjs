@@ -45,14 +45,15 @@ test('an explicit TRACEHOOK_SPANS_DIR of another user: one line, nothing written
  * `attack` (a shell snippet run first as root, then `as_nobody` lines as uid 65534) has prepared it.
  * `$$` is the pid the app will have (the shell execs node). TMPDIR is unset, so os.tmpdir() is /tmp.
  */
-function runWithPrivateTmp(tmp, attack) {
+function runWithPrivateTmp(tmp, attack, appUser = 'root') {
+  const asUser = appUser === 'root' ? '' : 'setpriv --reuid=65534 --regid=65534 --clear-groups ';
   const script = [
     'set -e',
     'mount --bind "$TMP_DIR" /tmp',
     'chmod 1777 /tmp',
     'as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$1"; }',
     attack,
-    `exec "${process.execPath}" --import @tracehook/register "${join(FIXTURES, 'exit-app.mjs')}" normal 5`,
+    `exec ${asUser}"${process.execPath}" --import @tracehook/register "${join(FIXTURES, 'exit-app.mjs')}" normal 5`,
   ].join('\n');
   const env = { ...process.env, TMP_DIR: tmp };
   for (const k of ['TMPDIR', 'TRACEHOOK_SPANS_DIR', 'NODE_OPTIONS', 'OTEL_LOG_LEVEL']) delete env[k];
@@ -78,19 +79,28 @@ const ATTACKS = {
   '/tmp/spans is root-owned 0777 without the sticky bit': `
     : > /tmp/victim
     mkdir -m 0777 /tmp/spans; chmod 0777 /tmp/spans`,
+  // Not an attack: root's processes made /tmp/spans (0700) first, and this app runs as nobody.
+  "the app runs as nobody and /tmp/spans is root's, 0700": {
+    user: 'nobody',
+    attack: `
+    : > /tmp/victim
+    mkdir -m 0700 /tmp/spans`,
+  },
 };
 
-for (const [name, attack] of Object.entries(ATTACKS)) {
-  test(`default directory attacked (${name}): tracehook refuses it, says so once and writes to the private /tmp/spans-0`, { skip: !canUnshare && (isRoot ? 'unshare --mount is not permitted here' : NOT_ROOT) }, async (t) => {
+for (const [name, entry] of Object.entries(ATTACKS)) {
+  const { attack, user = 'root' } = typeof entry === 'string' ? { attack: entry } : entry;
+  const uid = user === 'root' ? 0 : NOBODY;
+  test(`default directory unusable (${name}): tracehook says so once and writes to the private /tmp/spans-${uid}`, { skip: !canUnshare && (isRoot ? 'unshare --mount is not permitted here' : NOT_ROOT) }, async (t) => {
     const tmp = spansDir(t);
-    const { code, stderr, pid } = await runWithPrivateTmp(tmp, attack);
+    const { code, stderr, pid } = await runWithPrivateTmp(tmp, attack, user);
     assert.equal(code, 0, stderr);
     assert.equal(readFileSync(join(tmp, 'victim'), 'utf8'), '', 'nothing written through the symlink');
-    assert.equal(stderr.match(/not safe for span files; writing them to \/tmp\/spans-0 instead/g)?.length, 1, stderr);
-    const file = join(tmp, 'spans-0', `${pid}.jsonl`);
-    assert.equal(mode(join(tmp, 'spans-0')), '700');
+    assert.equal(stderr.match(new RegExp(`; writing them to /tmp/spans-${uid} instead`, 'g'))?.length, 1, stderr);
+    const file = join(tmp, `spans-${uid}`, `${pid}.jsonl`);
+    assert.equal(mode(join(tmp, `spans-${uid}`)), '700');
     assert.equal(mode(file), '600');
-    assert.equal(statSync(file).uid, 0);
+    assert.equal(statSync(file).uid, uid);
     assert.deepEqual(strictSpans(file).map((s) => s.name).sort(), ['work-0', 'work-1', 'work-2', 'work-3', 'work-4']);
     assert.doesNotMatch(stderr, /losses:/);
   });

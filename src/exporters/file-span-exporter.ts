@@ -11,6 +11,9 @@ import { SpanWriteError } from './span-write-error.js';
 /** Spans per JSON line: ≈ 0.3 ms of encoding, the unit a caller can schedule writing in. */
 export const LINE_SPANS = 64;
 
+/** Errors that make the default directory unusable for this user, as an unsafe one is: use the fallback. */
+const FALLBACK_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR']);
+
 /** Options of {@link FileSpanExporter}. */
 export interface FileSpanExporterOptions {
   /** Default `<pid>.jsonl`. */
@@ -120,18 +123,23 @@ export class FileSpanExporter implements SpanExporter {
     return this.fd;
   }
 
-  /** Opens the file in the spans directory, or in the fallback directory when that one is unsafe. */
+  /**
+   * Opens the file in the spans directory, or in the fallback directory when that one is unsafe or
+   * not ours to write (a `/tmp/spans` that root or another user created 0700 first).
+   */
   private open(): number {
     try {
       preparePrivateDir(this.activeDir);
       return openPrivateFile(this.path);
     } catch (err) {
-      if (!(err instanceof UnsafePathError)) throw err;
+      const unsafe = err instanceof UnsafePathError;
+      if (!unsafe && !FALLBACK_CODES.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
       if (this.fallbackDir === undefined || this.activeDir === this.fallbackDir) {
-        this.refused = err;
+        if (unsafe) this.refused = err;
         throw err;
       }
-      logWarn('span-file', `${err.message}: not safe for span files; writing them to ${this.fallbackDir} instead`);
+      const why = unsafe ? `${err.message}: not safe for span files` : `cannot write span files in ${this.activeDir} (${(err as NodeJS.ErrnoException).code})`;
+      logWarn('span-file', `${why}; writing them to ${this.fallbackDir} instead`);
       this.activeDir = this.fallbackDir;
       return this.open();
     }
