@@ -34,7 +34,7 @@ for (const [total, concurrency] of [
     assert.equal(stats.ended, made, 'the /stats request itself ends after the snapshot');
     assert.deepEqual(stats.dropped, { queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0 });
     assert.doesNotMatch(stderr, /lost|dropped/);
-    console.log(`# ${total} requests: ${spans.length} spans written of ${made} made; peak queue ${stats.queuedBytesPeak} bytes`);
+    console.log(`# ${total} requests: ${spans.length - 2} spans written of ${made} made (+2 for /stats and /exit); peak queue ${stats.queuedBytesPeak} bytes`);
   });
 }
 
