@@ -28,6 +28,8 @@ for (const variable of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES
       const env = {
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
         OTEL_LOG_LEVEL: level,
+        // A loaded machine must not turn the exit bound into the subject of this test.
+        TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '10000',
         [variable]: `x-api-key=${SECRET},authorization Bearer ${SECRET},=${SECRET}`,
       };
       const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '3'], env });
@@ -44,7 +46,7 @@ for (const variable of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES
 test('a backend answering 500 with garbage: one line naming the endpoint and status, a running count, the exact loss at exit; no stack', async (t) => {
   const endpoint = await garbageBackend(t, 500);
   // One span per export: 12 failed exports.
-  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1' };
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1', TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '10000' };
   const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '12'], env });
   assert.equal(code, 0);
   const line = `[tracehook] exporter: export to OTLP http/protobuf ${endpoint}/v1/traces failed: HTTP status 500 (Internal Server Error); those spans are dropped and counted`;
@@ -59,7 +61,7 @@ test('a backend answering 500 with garbage: one line naming the endpoint and sta
 
 test('a backend answering 200 with garbage: one warning with a running count, no stack, spans counted as exported', async (t) => {
   const endpoint = await garbageBackend(t, 200);
-  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1' };
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1', TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '10000' };
   const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '12'], env });
   assert.equal(code, 0);
   const lines = stderr.trim().split('\n');
@@ -73,7 +75,7 @@ test('a backend answering 200 with garbage: one warning with a running count, no
 test('OTEL_LOG_LEVEL=debug prints OpenTelemetry messages with their arguments', async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
-  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_LOG_LEVEL: 'debug' };
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_LOG_LEVEL: 'debug', TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '10000' };
   const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '2'], env });
   assert.equal(code, 0);
   // The exporter's debug message carries the spans as its argument.
@@ -86,4 +88,14 @@ test('TRACEHOOK_MAX_QUEUE_BYTES=lots: one line naming it and what is accepted; s
   assert.equal(code, 0);
   assert.equal(stderr, '[tracehook] config: TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 64MiB\n');
   assert.equal((await readSpans(dir)).length, 3);
+});
+
+test('a backend that never answers: the spans of the unfinished export are counted at the shutdown bound', async (t) => {
+  const receiver = await startReceiver('hang');
+  t.after(() => receiver.close());
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '300' };
+  const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '5'], env });
+  assert.equal(code, 0);
+  assert.deepEqual(lossLine(stderr), { lost: 5, ended: 5, queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 5, exported: 0 });
+  assert.equal(stderr.trim().split('\n').length, 1, stderr);
 });

@@ -56,6 +56,12 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private closed = false;
   private readonly spansPerExport: number;
 
+  /**
+   * @param exporter - where batches go; called with at most `spansPerExport` spans, one export in
+   *   flight at a time (several at once only inside the `exit` event, where exports are synchronous)
+   * @param options - bounds (`maxQueueBytes` in bytes, optional `maxQueueSpans`), batching
+   *   (`scheduledDelayMs`, `maxExportBatchSize`, `exportTimeoutMs` in ms) and the destination's name
+   */
   constructor(
     private readonly exporter: SpanExporter,
     private readonly options: BoundedBatchOptions,
