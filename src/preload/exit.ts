@@ -1,5 +1,5 @@
 import { isMainThread } from 'node:worker_threads';
-import { reportLossesAtExit } from '../diag/loss-report.js';
+import { closeBooks, reportLossesAtExit } from '../diag/loss-report.js';
 import { logDebug } from '../diag/logger.js';
 import { getPreloadState } from '../state.js';
 
@@ -86,6 +86,7 @@ export function installExitHandlers(provider: Flushable, timeoutMs: number): voi
       }
       void boundedFlush(provider, timeoutMs).then(() => {
         process.removeListener(signal, onSignal);
+        closeBooks();
         process.kill(process.pid, signal);
       });
     };

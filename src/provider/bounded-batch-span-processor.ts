@@ -22,6 +22,8 @@ export interface BoundedBatchOptions extends SpanQueueConfig {
 const MIN_SLICE_MS = 1;
 /** The longest, ms: the bound on the stall one drain adds to a request waiting behind it. */
 const MAX_SLICE_MS = 50;
+/** The longest once the queue holds half its byte bound: losing spans is then the nearer harm. */
+const MAX_SLICE_UNDER_PRESSURE_MS = 200;
 
 /**
  * A batching SpanProcessor whose queue is bounded in bytes (estimated heap of the queued spans,
@@ -34,7 +36,8 @@ const MAX_SLICE_MS = 50;
  * synchronously (span files) is fed batch after batch in one turn of the event loop for as long as
  * the rest of that turn took (1–50 ms): behind a burst it gets up to half the CPU, so it keeps up
  * with a loop that makes spans as fast as it can, and never stalls a request longer than the turn
- * before it. An asynchronous exporter (OTLP) gets one batch at a time, as with the stock processor.
+ * before it. Once the queue holds half its bound, a turn may write for twice that (up to 200 ms):
+ * near the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter (OTLP) gets one batch at a time, as with the stock processor.
  *
  * Every ended, sampled span is counted in {@link getTracingStats}: exported, or dropped with its
  * reason (queue full, export failed, write failed; what the exit flush leaves is counted as
@@ -130,7 +133,9 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const start = performance.now();
-    const slice = Math.min(MAX_SLICE_MS, Math.max(MIN_SLICE_MS, start - this.lastSliceEnd));
+    const gap = start - this.lastSliceEnd;
+    const pressure = this.queuedBytes * 2 >= this.options.maxQueueBytes;
+    const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(MIN_SLICE_MS, 2 * gap)) : Math.min(MAX_SLICE_MS, Math.max(MIN_SLICE_MS, gap));
     const sync = getPreloadState().synchronousExport === true;
     while (this.queue.length > this.head && (this.exporting === 0 || sync)) {
       this.exportBatch();
