@@ -10,6 +10,13 @@ export { setupDefaultTracing } from './hooks/default-hook.js';
 export { FileSpanExporter } from './exporters/file-span-exporter.js';
 export { createOtlpSpanExporter } from './exporters/otlp-span-exporter.js';
 export { ConfigError } from './config/config-error.js';
+export type { FileSpanExporterOptions } from './exporters/file-span-exporter.js';
+export { BoundedBatchSpanProcessor } from './provider/bounded-batch-span-processor.js';
+export type { BoundedBatchOptions } from './provider/bounded-batch-span-processor.js';
+
+// Loss accounting: what happened to every ended span of this thread.
+export { getTracingStats } from './diag/tracing-stats.js';
+export type { TracingStats, DroppedSpans } from './diag/tracing-stats.js';
 
 // Trace context: the trace stack, spans around functions, request ids.
 export { getTraceContext } from './context/trace-context.js';

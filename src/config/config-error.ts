@@ -13,17 +13,19 @@ export class ConfigError extends Error {
 
   /**
    * @param variable - the environment variable or CLI flag, e.g. `TRACEHOOK_SAMPLING_RATIO`
-   * @param value - the value as given (shown quoted)
+   * @param value - the value as given (shown quoted); undefined for a value that may be secret
+   *   (headers), which is then never shown
    * @param accepted - what would have been accepted, e.g. `a number in [0, 1]`
    * @param detail - optional cause, e.g. the loader's error message
    */
   constructor(
     readonly variable: string,
-    readonly value: string,
+    readonly value: string | undefined,
     readonly accepted: string,
     detail?: string,
   ) {
-    super(`${variable}=${JSON.stringify(value)} is not valid: expected ${accepted}${detail ? ` (${detail})` : ''}`);
+    const shown = value === undefined ? variable : `${variable}=${JSON.stringify(value)}`;
+    super(`${shown} is not valid: expected ${accepted}${detail ? ` (${detail})` : ''}`);
   }
 }
 

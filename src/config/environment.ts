@@ -6,6 +6,9 @@ import { readStartupHookTimeoutMs } from './startup.js';
 import { readTracesExporters } from './traces-exporter.js';
 import type { TracesExporterName } from './traces-exporter.js';
 import { DEFAULT_INSTRUMENTATIONS } from './instrumentation-defaults.js';
+import type { SpanQueueConfig } from './span-queue.js';
+import { readSpanQueueConfig } from './span-queue.js';
+import { readSpansDirConfig } from './spans-dir.js';
 
 /**
  * Everything tracehook reads from the environment, parsed once. This is the only module that
@@ -44,6 +47,10 @@ export interface TracehookConfig {
   otlpHeaders: Record<string, string>;
   /** `TRACEHOOK_SPANS_DIR`; default `/tmp/spans`. */
   spansDir: string;
+  /** The private per-user directory used when the default spans directory is unsafe; unset for an explicit one. */
+  spansFallbackDir?: string;
+  /** `TRACEHOOK_MAX_QUEUE_BYTES` and `OTEL_BSP_*`: queueing and batching of ended spans. */
+  spanQueue: SpanQueueConfig;
   /** `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`: the bound on flushing at exit, ms; default 400. */
   shutdownTimeoutMs: number;
   /** `TRACEHOOK_STARTUP_HOOK_TIMEOUT_MS`: the bound on the startup hook settling, ms; default 3000. */
@@ -84,9 +91,6 @@ export function wantsEsmLoader(config: Pick<TracehookConfig, 'esmLoader' | 'inst
   if (config.esmLoader !== 'auto') return config.esmLoader === 'true';
   return config.instrumentations.some((name) => !(DEFAULT_INSTRUMENTATIONS as readonly string[]).includes(name));
 }
-
-/** Default of `TRACEHOOK_SPANS_DIR`, as Ray's default startup hook. */
-export const DEFAULT_SPANS_DIR = '/tmp/spans';
 
 /**
  * Default of `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`, ms: the issue's exit budget is 0.5 s after the app's
@@ -206,7 +210,8 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     tracesExporter: tracesExporters[0] ?? 'none',
     tracesExporters,
     otlpProtocol,
-    spansDir: str('TRACEHOOK_SPANS_DIR') ?? DEFAULT_SPANS_DIR,
+    ...readSpansDirConfig(env),
+    spanQueue: readSpanQueueConfig(env, errors),
     shutdownTimeoutMs,
     startupHookTimeoutMs: readStartupHookTimeoutMs(env, errors),
     propagators,
@@ -219,26 +224,28 @@ export function readConfig(env: Env = process.env): TracehookConfig {
 }
 
 /**
- * `key1=value1,key2=value2`, values percent-decoded.
+ * `key1=value1,key2=value2`, values percent-decoded. A bad entry is skipped with an error that names
+ * the variable and the entry's position but never its text: these variables carry API keys.
  * @see OpenTelemetry specification, Resource SDK, "Specifying resource information via an environment variable";
  *   OTLP Exporter, `OTEL_EXPORTER_OTLP_HEADERS`
  */
 function parseKeyValues(variable: string, raw: string | undefined, errors: ConfigError[]): Record<string, string> {
   const out: Record<string, string> = {};
   if (!raw) return out;
-  for (const pair of raw.split(',')) {
+  raw.split(',').forEach((pair, i) => {
     const eq = pair.indexOf('=');
     const key = pair.slice(0, eq).trim();
-    if (eq <= 0 || !key) {
-      errors.push(fallback(new ConfigError(variable, raw, '`key=value` pairs separated by commas; ignoring the bad pair')));
-      continue;
+    if (eq < 0 || !key) {
+      const problem = eq < 0 ? "has no '='" : 'has an empty key';
+      errors.push(fallback(new ConfigError(variable, undefined, `\`key=value\` entries separated by commas; ignoring that entry`, `entry ${i + 1} ${problem}`)));
+      return;
     }
     try {
       out[key] = decodeURIComponent(pair.slice(eq + 1).trim());
     } catch {
       out[key] = pair.slice(eq + 1).trim();
     }
-  }
+  });
   return out;
 }
 

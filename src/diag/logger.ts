@@ -1,7 +1,8 @@
 /**
  * The one tracehook logger of a thread. Messages go to stderr prefixed with `[tracehook]` and the
  * component; the level comes from `OTEL_LOG_LEVEL` (NONE, ERROR, WARN, INFO, DEBUG, VERBOSE, ALL;
- * default WARN). A condition that repeats is logged once, then counted.
+ * default WARN). A condition that repeats is one line with a running count: printed the 1st, 10th,
+ * 100th… time, and with its total at exit when it happened again since.
  *
  * Configuration errors are always printed (they are the user's only hint that tracing is off),
  * unless the level is NONE.
@@ -11,9 +12,17 @@ type LevelName = keyof typeof LEVELS;
 
 const LOGGER_KEY = Symbol.for('tracehook.logger');
 
+interface Seen {
+  component: string;
+  message: string;
+  count: number;
+  /** The count the last printed line showed. */
+  printed: number;
+}
+
 interface LoggerState {
   level: number;
-  seen: Map<string, number>;
+  seen: Map<string, Seen>;
 }
 
 function state(): LoggerState {
@@ -55,13 +64,32 @@ export function logDebug(component: string, message: string): void {
 }
 
 /**
- * Logs `message` at WARN the first time `key` is seen; later calls only count.
+ * Logs `message` at WARN the first time `key` is seen, then again with the running count the 10th,
+ * 100th, 1000th… time (the latest message text, so numbers in it are never hidden), and the total
+ * at exit ({@link printProblemTotals}).
  * @returns how many times `key` has been seen, this call included.
  */
 export function warnOnce(component: string, key: string, message: string): number {
   const seen = state().seen;
-  const n = (seen.get(key) ?? 0) + 1;
-  seen.set(key, n);
+  let entry = seen.get(key);
+  if (!entry) seen.set(key, (entry = { component, message, count: 0, printed: 0 }));
+  entry.message = message;
+  const n = ++entry.count;
   if (n === 1) write('WARN', component, message);
+  else if (isPowerOfTen(n)) write('WARN', component, `${message} (${n} times so far)`);
+  if (n === 1 || isPowerOfTen(n)) entry.printed = n;
   return n;
+}
+
+function isPowerOfTen(n: number): boolean {
+  while (n >= 10 && n % 10 === 0) n /= 10;
+  return n === 1;
+}
+
+/** At exit: one line per problem that happened again since its last printed line, with its total. */
+export function printProblemTotals(): void {
+  for (const entry of state().seen.values()) {
+    if (entry.count > entry.printed) write('WARN', entry.component, `${entry.message} (${entry.count} times in all)`);
+    entry.printed = entry.count;
+  }
 }

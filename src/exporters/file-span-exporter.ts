@@ -1,14 +1,29 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { warnOnce } from '../diag/logger.js';
-import { getPreloadState } from '../state.js';
+import { logDebug, logWarn, warnOnce } from '../diag/logger.js';
 import { spansToOtlpJson } from './json-trace-serializer.js';
+import { UnsafePathError, isStillAt, openPrivateFile, preparePrivateDir } from './private-file.js';
+import { SpanWriteError } from './span-write-error.js';
 
-/** Spans per JSON line: ≈ 0.6 ms of encoding, the longest the exporter holds the event loop. */
-const LINE_SPANS = 64;
+/** Spans per JSON line: ≈ 0.3 ms of encoding, the unit a caller can schedule writing in. */
+export const LINE_SPANS = 64;
+
+/** Errors that make the default directory unusable for this user, as an unsafe one is: use the fallback. */
+const FALLBACK_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR']);
+
+/** Options of {@link FileSpanExporter}. */
+export interface FileSpanExporterOptions {
+  /** Default `<pid>.jsonl`. */
+  fileName?: string;
+  /**
+   * Where to write instead when `dir` is unsafe (another user's, writable by others without the
+   * sticky bit, a symlink of another user's). Without it an unsafe `dir` means no span files.
+   */
+  fallbackDir?: string;
+}
 
 /**
  * Writes spans to `<dir>/<pid>.jsonl` in the OTLP File Exporter format: JSON Lines, each line one
@@ -16,90 +31,124 @@ const LINE_SPANS = 64;
  * Collector's `otlpjsonfile` receiver can replay the file into any backend.
  *
  * Each line (at most 64 spans) is one synchronous `write` to a file opened with `O_APPEND`, so worker
- * threads of the process append to the same file without interleaving. A batch is written a line
- * per turn of the event loop, so no request waits behind a whole batch; whatever is still queued
- * when the process exits is written in the `exit` event, before the process ends.
+ * threads of the process append to the same file without interleaving; `export()` writes every line
+ * before it calls back. On a shared machine the file is private: the directory is created 0700 and
+ * must be ours or root's and not writable by others unless sticky; the file is opened without
+ * following symlinks, created 0600, and must be a regular file of ours with one link. A file that
+ * was deleted or renamed away (rotated) is reopened at the next export.
  *
- * Errors (unwritable directory, disk full) are logged once with a count and reported as a failed
- * export; they never throw.
+ * A line is written whole or not at all: after a short write (disk full, file size limit) the file
+ * is truncated back to the end of the last whole line. Lines that could not be written fail the
+ * export with a {@link SpanWriteError} giving how many spans were lost; each distinct cause is one
+ * stderr line with a running count. Never throws.
  * @see OpenTelemetry specification, "OTLP File Exporter" (file format)
  */
 export class FileSpanExporter implements SpanExporter {
   private fd: number | undefined;
   private closed = false;
-  /** Lines still to write, each at most LINE_SPANS spans, and the exports waiting on them. */
-  private readonly queue: ReadableSpan[][] = [];
-  private readonly callbacks: ((result: ExportResult) => void)[] = [];
-  private draining = false;
-  private failure: Error | undefined;
+  /** Set when the directory was found unsafe: never write there, fail every export at once. */
+  private refused: Error | undefined;
+  /** The damage of a short write could not be truncated away: start the next line on a new line. */
+  private cutLine = false;
+  private activeDir: string;
+  readonly fileName: string;
+  private readonly fallbackDir: string | undefined;
 
   /**
-   * @param dir - the spans directory, created on the first export (default of the default hook:
+   * @param dir - the spans directory, created (0700) on the first export (the default hook's is
    *   `TRACEHOOK_SPANS_DIR` or `/tmp/spans`)
-   * @param fileName - default `<pid>.jsonl`
+   * @param options - file name (default `<pid>.jsonl`) and the directory to fall back to; a string
+   *   is taken as the file name, as in earlier versions
    */
   constructor(
     readonly dir: string,
-    readonly fileName = `${process.pid}.jsonl`,
-  ) {}
+    options: FileSpanExporterOptions | string = {},
+  ) {
+    const opts = typeof options === 'string' ? { fileName: options } : options;
+    this.fileName = opts.fileName ?? `${process.pid}.jsonl`;
+    this.fallbackDir = opts.fallbackDir;
+    this.activeDir = dir;
+  }
 
-  /** The file this exporter appends to. */
+  /** The file this exporter appends to (in the fallback directory once it had to use it). */
   get path(): string {
-    return join(this.dir, this.fileName);
+    return join(this.activeDir, this.fileName);
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    if (this.closed) {
-      resultCallback({ code: ExportResultCode.FAILED, error: new Error('FileSpanExporter is shut down') });
-      return;
+    let failed = 0;
+    let firstError: Error | undefined;
+    for (let i = 0; i < spans.length; i += LINE_SPANS) {
+      const line = spans.slice(i, i + LINE_SPANS);
+      try {
+        this.writeLine(`${spansToOtlpJson(line)}\n`);
+      } catch (err) {
+        failed += line.length;
+        firstError ??= err as Error;
+        this.report(err as Error);
+      }
     }
-    for (let i = 0; i < spans.length; i += LINE_SPANS) this.queue.push(spans.slice(i, i + LINE_SPANS));
-    this.callbacks.push(resultCallback);
-    if (getPreloadState().synchronousExport) this.writeAll();
-    else if (!this.draining) {
-      this.draining = true;
-      process.once('exit', this.writeAll);
-      this.drain();
+    resultCallback(firstError ? { code: ExportResultCode.FAILED, error: new SpanWriteError(failed, firstError) } : { code: ExportResultCode.SUCCESS });
+  }
+
+  private writeLine(text: string): void {
+    const fd = this.file();
+    if (this.cutLine) text = `\n${text}`;
+    const length = Buffer.byteLength(text);
+    const written = writeSync(fd, text);
+    this.cutLine = false;
+    if (written === length) return;
+    this.repair(fd, written);
+    throw Object.assign(new Error(`short write, ${written} of ${length} bytes (disk full or file size limit)`), { code: 'ESHORTWRITE' });
+  }
+
+  /** Removes the cut line a short write left at the end of the file, or has the next line start anew. */
+  private repair(fd: number, written: number): void {
+    try {
+      ftruncateSync(fd, fstatSync(fd).size - written);
+    } catch {
+      this.cutLine = true;
     }
+  }
+
+  /** The open file: opened on first use, reopened when it was deleted or rotated away. */
+  private file(): number {
+    if (this.closed) throw new Error('FileSpanExporter is shut down');
+    if (this.refused) throw this.refused;
+    if (this.fd !== undefined && !isStillAt(this.fd, this.path)) {
+      logDebug('span-file', `${this.path} was deleted or moved: reopening it`);
+      this.close();
+    }
+    if (this.fd === undefined) this.fd = this.open();
+    return this.fd;
   }
 
   /**
-   * Writes one line per turn of the event loop: a full batch (512 spans, ≈ 5 ms of encoding) written
-   * at once would stall every request waiting behind it.
+   * Opens the file in the spans directory, or in the fallback directory when that one is unsafe or
+   * not ours to write (a `/tmp/spans` that root or another user created 0700 first).
    */
-  private readonly drain = (): void => {
-    const spans = this.queue.shift();
-    if (spans) this.writeLine(spans);
-    if (this.queue.length > 0) setImmediate(this.drain);
-    else this.finish();
-  };
-
-  /** Writes everything queued now: at exit, when no later turn of the event loop will come. */
-  private readonly writeAll = (): void => {
-    for (let spans = this.queue.shift(); spans; spans = this.queue.shift()) this.writeLine(spans);
-    this.finish();
-  };
-
-  private finish(): void {
-    if (this.draining) process.removeListener('exit', this.writeAll);
-    this.draining = false;
-    const result = this.failure ? { code: ExportResultCode.FAILED, error: this.failure } : { code: ExportResultCode.SUCCESS };
-    this.failure = undefined;
-    for (const callback of this.callbacks.splice(0)) callback(result);
+  private open(): number {
+    try {
+      preparePrivateDir(this.activeDir);
+      return openPrivateFile(this.path);
+    } catch (err) {
+      const unsafe = err instanceof UnsafePathError;
+      if (!unsafe && !FALLBACK_CODES.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+      if (this.fallbackDir === undefined || this.activeDir === this.fallbackDir) {
+        if (unsafe) this.refused = err;
+        throw err;
+      }
+      const why = unsafe ? `${err.message}: not safe for span files` : `cannot write span files in ${this.activeDir} (${(err as NodeJS.ErrnoException).code})`;
+      logWarn('span-file', `${why}; writing them to ${this.fallbackDir} instead`);
+      this.activeDir = this.fallbackDir;
+      return this.open();
+    }
   }
 
-  private writeLine(spans: ReadableSpan[]): void {
-    try {
-      if (this.fd === undefined) {
-        mkdirSync(this.dir, { recursive: true });
-        this.fd = openSync(this.path, 'a');
-      }
-      writeSync(this.fd, `${spansToOtlpJson(spans)}\n`);
-    } catch (err) {
-      this.failure = err as Error;
-      const n = warnOnce('file-exporter', `write:${this.path}`, `cannot write spans to ${this.path}: ${(err as Error).message}; these spans are dropped`);
-      if (n > 1 && (n & (n - 1)) === 0) warnOnce('file-exporter', `write:${this.path}:${n}`, `${n} exports to ${this.path} failed so far`);
-    }
+  private report(err: Error): void {
+    const code = (err as NodeJS.ErrnoException).code ?? err.name;
+    const what = err instanceof UnsafePathError ? `${err.message}: not safe for span files; spans are not written` : `cannot write spans to ${this.path}: ${err.message}`;
+    warnOnce('span-file', `write:${code}:${this.activeDir}`, `${what}; those spans are dropped and counted`);
   }
 
   forceFlush(): Promise<void> {
@@ -108,15 +157,18 @@ export class FileSpanExporter implements SpanExporter {
 
   /** Closes the file; later exports fail. */
   shutdown(): Promise<void> {
+    this.close();
     this.closed = true;
-    if (this.fd !== undefined) {
-      try {
-        closeSync(this.fd);
-      } catch {
-        // already closed by the process ending: nothing to release.
-      }
-      this.fd = undefined;
-    }
     return Promise.resolve();
+  }
+
+  private close(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed by the process ending: nothing to release.
+    }
+    this.fd = undefined;
   }
 }

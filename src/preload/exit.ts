@@ -1,4 +1,5 @@
 import { isMainThread } from 'node:worker_threads';
+import { closeBooks } from '../diag/loss-report.js';
 import { logDebug } from '../diag/logger.js';
 import { exitSafeExporters } from '../exporters/exit-safe-span-exporter.js';
 import { endOpenSpans } from '../processors/open-span-processor.js';
@@ -22,6 +23,7 @@ function finalSteps(provider: Flushable, reason: string): Array<[name: string, s
   return [
     ['end the spans still open', () => endSpansStillOpen(reason)],
     ['export every ended span', () => exportNow(provider)],
+    ['report what was lost', closeBooks],
   ];
 }
 

@@ -1,10 +1,11 @@
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
-import { FileSpanExporter } from '../exporters/file-span-exporter.js';
+import { FileSpanExporter, LINE_SPANS } from '../exporters/file-span-exporter.js';
 import { createOtlpSpanExporter } from '../exporters/otlp-span-exporter.js';
 import { importFunction } from '../startup-hook/import-path.js';
+import { BoundedBatchSpanProcessor } from './bounded-batch-span-processor.js';
 
 const VARIABLE = 'TRACEHOOK_EXPORTER_IMPORT_PATH';
 const PROCESSOR_METHODS = ['onStart', 'onEnd', 'forceFlush', 'shutdown'] as const;
@@ -37,8 +38,9 @@ export async function spanProcessorsFromImportPath(value: string): Promise<SpanP
 /**
  * The span processors of the default hook, in this order of precedence: the exporter import path;
  * `OTEL_TRACES_EXPORTER` (`otlp`, `console`, `none`; an OTLP endpoint alone means `otlp`); else span
- * files under `TRACEHOOK_SPANS_DIR`. Batching (`OTEL_BSP_*`) keeps export off the request path;
- * `console` exports each span as it ends.
+ * files under `TRACEHOOK_SPANS_DIR`. Span files and OTLP share one {@link BoundedBatchSpanProcessor}:
+ * one byte bound on queued spans (`TRACEHOOK_MAX_QUEUE_BYTES`) and one count of every loss by reason,
+ * whatever the destination; `console` exports each span as it ends.
  * @throws ConfigError from {@link spanProcessorsFromImportPath}
  */
 export function defaultSpanProcessors(config: TracehookConfig): SpanProcessor[] | Promise<SpanProcessor[]> {
@@ -49,8 +51,15 @@ export function defaultSpanProcessors(config: TracehookConfig): SpanProcessor[] 
     case 'console':
       return [new SimpleSpanProcessor(new ConsoleSpanExporter())];
     case 'otlp':
-      return [new BatchSpanProcessor(createOtlpSpanExporter(config.otlpProtocol))];
-    default:
-      return [new BatchSpanProcessor(new FileSpanExporter(config.spansDir))];
+      return [new BoundedBatchSpanProcessor(createOtlpSpanExporter(config.otlpProtocol), { ...config.spanQueue, destination: otlpDestination(config) })];
+    default: {
+      const exporter = new FileSpanExporter(config.spansDir, { fallbackDir: config.spansFallbackDir });
+      return [new BoundedBatchSpanProcessor(exporter, { ...config.spanQueue, spansPerExport: LINE_SPANS, destination: 'span files' })];
+    }
   }
+}
+
+/** The backend as diagnostics name it: protocol and URL (gRPC's endpoint is the exporter's own reading). */
+function otlpDestination(config: TracehookConfig): string {
+  return config.otlpProtocol === 'grpc' ? 'OTLP grpc' : `OTLP ${config.otlpProtocol} ${config.otlpTracesUrl}`;
 }

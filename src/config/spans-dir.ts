@@ -1,0 +1,24 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where span files go. */
+export interface SpansDirConfig {
+  /** `TRACEHOOK_SPANS_DIR`, else `/tmp/spans`. */
+  spansDir: string;
+  /**
+   * The private per-user directory used when the default `/tmp/spans` is unsafe (another user's,
+   * writable by others without the sticky bit, a symlink): `<os.tmpdir()>/spans-<uid>`. Undefined
+   * when `TRACEHOOK_SPANS_DIR` is set: an explicit directory is never replaced.
+   */
+  spansFallbackDir?: string;
+}
+
+/** Default of `TRACEHOOK_SPANS_DIR`, as Ray's default startup hook. */
+export const DEFAULT_SPANS_DIR = '/tmp/spans';
+
+/** Reads `TRACEHOOK_SPANS_DIR` (`os.tmpdir()` reads `TMPDIR`). */
+export function readSpansDirConfig(env: Record<string, string | undefined>): SpansDirConfig {
+  const explicit = env.TRACEHOOK_SPANS_DIR?.trim();
+  if (explicit) return { spansDir: explicit };
+  return { spansDir: DEFAULT_SPANS_DIR, spansFallbackDir: join(tmpdir(), `spans-${process.geteuid?.() ?? 'user'}`) };
+}

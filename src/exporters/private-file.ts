@@ -1,0 +1,104 @@
+import type { Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+
+/** A directory or file tracehook must not write to; the message says why, naming the owner's uid. */
+export class UnsafePathError extends Error {
+  override readonly name = 'UnsafePathError';
+}
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** A FIFO planted under the file's name would block an open for writing: fail it instead. */
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+const STICKY = 0o1000;
+
+/** Our effective uid, or undefined where there are none (Windows): the checks then do nothing. */
+function euid(): number | undefined {
+  return process.geteuid?.();
+}
+
+/** Root's and our own directories and symlinks are trusted; another user's never are. */
+function trustedOwner(uid: number, me: number): boolean {
+  return uid === me || uid === 0;
+}
+
+/**
+ * Makes sure `dir` is a directory span files may be written into, creating it (mode 0700) when it
+ * does not exist: owned by us or root, and either not writable by other users or sticky (as /tmp
+ * is), where others cannot remove or replace our files. A symlink to a directory is followed only
+ * when the symlink itself is ours or root's.
+ * @throws UnsafePathError when the directory is not safe; the fs error when it cannot be created
+ */
+export function preparePrivateDir(dir: string): void {
+  const me = euid();
+  let link: Stats;
+  try {
+    link = lstatSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    link = lstatSync(dir);
+  }
+  if (me === undefined) return;
+  if (link.isSymbolicLink() && !trustedOwner(link.uid, me)) throw new UnsafePathError(`${dir} is a symlink owned by uid ${link.uid}, another user`);
+  const st = link.isSymbolicLink() ? statSync(dir) : link;
+  if (!st.isDirectory()) throw new UnsafePathError(`${dir} is not a directory`);
+  if (!trustedOwner(st.uid, me)) throw new UnsafePathError(`${dir} is owned by uid ${st.uid}, another user`);
+  if ((st.mode & 0o022) !== 0 && (st.mode & STICKY) === 0) {
+    throw new UnsafePathError(`${dir} is writable by other users (mode ${(st.mode & 0o7777).toString(8)}) and not sticky`);
+  }
+}
+
+/**
+ * Opens `path` for appending without following a symlink (O_NOFOLLOW), creating it with mode 0600,
+ * and checks what was opened: a regular file, ours, with no other hard link (a planted hard link to
+ * another file would have one). A file of ours left readable by others is made 0600.
+ * @returns the file descriptor
+ * @throws UnsafePathError for a symlink, FIFO, another user's file or a hard link; fs errors as they are
+ */
+export function openPrivateFile(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // Linux's protected_symlinks answers EACCES, not ELOOP, for another user's symlink in a sticky directory.
+    if (code === 'ELOOP' || code === 'EMLINK' || (code === 'EACCES' && isSymlink(path))) throw new UnsafePathError(`${path} is a symlink`);
+    if (code === 'ENXIO') throw new UnsafePathError(`${path} is a FIFO`);
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    const me = euid();
+    if (!st.isFile()) throw new UnsafePathError(`${path} is not a regular file`);
+    if (me !== undefined && st.uid !== me) throw new UnsafePathError(`${path} is owned by uid ${st.uid}, another user`);
+    if (st.nlink !== 1) throw new UnsafePathError(`${path} has ${st.nlink} hard links`);
+    if ((st.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+    return fd;
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True while `fd` is still the file at `path`: not deleted (nlink 0), not renamed away (rotated),
+ * not replaced. Two stat calls, cheap enough for every export.
+ */
+export function isStillAt(fd: number, path: string): boolean {
+  try {
+    const open = fstatSync(fd);
+    if (open.nlink === 0) return false;
+    const now = lstatSync(path);
+    return now.ino === open.ino && now.dev === open.dev;
+  } catch {
+    return false;
+  }
+}

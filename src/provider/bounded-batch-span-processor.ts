@@ -1,0 +1,214 @@
+import { context } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import type { ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, suppressTracing } from '@opentelemetry/core';
+import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanQueueConfig } from '../config/span-queue.js';
+import { warnOnce } from '../diag/logger.js';
+import { tracingStats } from '../diag/tracing-stats.js';
+import { getPreloadState } from '../state.js';
+import { isSpanWriteError } from '../exporters/span-write-error.js';
+import { estimateSpanBytes } from './span-size.js';
+
+/** Options of {@link BoundedBatchSpanProcessor}: the queue configuration plus how the exporter is fed. */
+export interface BoundedBatchOptions extends SpanQueueConfig {
+  /** Spans per `export()` call; default `maxExportBatchSize`. The span-file exporter takes 64 (one line). */
+  spansPerExport?: number;
+  /** Names the destination in diagnostics, e.g. `OTLP http/protobuf http://collector:4318/v1/traces`. */
+  destination: string;
+}
+
+/** The shortest time a drain may take when behind, ms, so the writer always makes progress. */
+const MIN_SLICE_MS = 1;
+/** The longest, ms: the bound on the stall one drain adds to a request waiting behind it. */
+const MAX_SLICE_MS = 50;
+/** The longest once the queue holds half its byte bound: losing spans is then the nearer harm. */
+const MAX_SLICE_UNDER_PRESSURE_MS = 200;
+
+/**
+ * A batching SpanProcessor whose queue is bounded in bytes (estimated heap of the queued spans,
+ * `TRACEHOOK_MAX_QUEUE_BYTES`, default 64 MiB), not only in spans: a burst of short spans is kept
+ * whole, a flood of large ones cannot grow memory without bound. A span ending while the queue is
+ * full is dropped and counted; nothing is held beyond the bound.
+ *
+ * Export starts when `maxExportBatchSize` spans are queued (or half the byte bound) or
+ * `scheduledDelayMs` after the first queued span, as the specification's Batch Span Processor does. An exporter that finishes
+ * synchronously (span files) is fed batch after batch in one turn of the event loop for as long as
+ * the rest of that turn took (1–50 ms): behind a burst it gets up to half the CPU, so it keeps up
+ * with a loop that makes spans as fast as it can, and never stalls a request longer than the turn
+ * before it. Once the queue holds half its bound, a turn may write for twice that (up to 200 ms):
+ * near the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter (OTLP) gets one batch at a time, as with the stock processor.
+ *
+ * Every ended, sampled span is counted in {@link getTracingStats}: exported, or dropped with its
+ * reason (queue full, export failed, write failed; what the exit flush leaves is counted as
+ * shutdown bound reached). Exports run with tracing suppressed, so an exporter's own requests make
+ * no spans.
+ * @see OpenTelemetry specification, Tracing SDK, "Batching processor"
+ */
+export class BoundedBatchSpanProcessor implements SpanProcessor {
+  private queue: ReadableSpan[] = [];
+  /** Index of the first queued span in `queue` (the array is compacted now and then). */
+  private head = 0;
+  private queuedBytes = 0;
+  private readonly sizes = new WeakMap<ReadableSpan, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private drainScheduled = false;
+  private exporting = 0;
+  private lastSliceEnd = performance.now();
+  private flushWaiters: (() => void)[] = [];
+  private closed = false;
+  private readonly spansPerExport: number;
+
+  /**
+   * @param exporter - where batches go; called with at most `spansPerExport` spans, one export in
+   *   flight at a time (several at once only inside the `exit` event, where exports are synchronous)
+   * @param options - bounds (`maxQueueBytes` in bytes, optional `maxQueueSpans`), batching
+   *   (`scheduledDelayMs`, `maxExportBatchSize`, `exportTimeoutMs` in ms) and the destination's name
+   */
+  constructor(
+    private readonly exporter: SpanExporter,
+    private readonly options: BoundedBatchOptions,
+  ) {
+    this.spansPerExport = options.spansPerExport ?? options.maxExportBatchSize;
+  }
+
+  onStart(_span: Span, _parentContext: Context): void {}
+
+  onEnd(span: ReadableSpan): void {
+    if ((span.spanContext().traceFlags & 1) === 0) return;
+    const stats = tracingStats();
+    stats.ended++;
+    if (this.closed) {
+      stats.dropped.shutdownBound++;
+      return;
+    }
+    const bytes = estimateSpanBytes(span);
+    const count = this.queue.length - this.head;
+    if (this.queuedBytes + bytes > this.options.maxQueueBytes || count >= (this.options.maxQueueSpans ?? Infinity)) {
+      stats.dropped.queueFull++;
+      const bound = count >= (this.options.maxQueueSpans ?? Infinity) ? `${this.options.maxQueueSpans} spans (OTEL_BSP_MAX_QUEUE_SIZE)` : `${this.options.maxQueueBytes} bytes (TRACEHOOK_MAX_QUEUE_BYTES)`;
+      warnOnce('span-queue', 'queue-full', `the span queue is at its bound of ${bound}: ended spans are dropped and counted until the exporter catches up`);
+      return;
+    }
+    this.sizes.set(span, bytes);
+    this.queue.push(span);
+    this.queuedBytes += bytes;
+    stats.queued++;
+    stats.queuedBytes += bytes;
+    if (stats.queuedBytes > stats.queuedBytesPeak) stats.queuedBytesPeak = stats.queuedBytes;
+    if (getPreloadState().synchronousExport) this.drain(true);
+    else if (count + 1 >= this.options.maxExportBatchSize || this.queuedBytes * 2 >= this.options.maxQueueBytes) this.scheduleDrain();
+    else this.timer ??= setTimeout(() => this.drain(true), this.options.scheduledDelayMs).unref();
+  }
+
+  /** Exports everything queued now; resolves when those exports have finished. Never rejects. */
+  forceFlush(): Promise<void> {
+    if (this.queue.length === this.head && this.exporting === 0) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.flushWaiters.push(resolve));
+    this.drain(true);
+    return done;
+  }
+
+  /** Flushes, then shuts the exporter down; spans ending later are dropped and counted. */
+  async shutdown(): Promise<void> {
+    await this.forceFlush();
+    this.closed = true;
+    await this.exporter.shutdown().catch(() => undefined);
+  }
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    setImmediate(() => {
+      this.drainScheduled = false;
+      this.drain(false);
+    });
+  }
+
+  /**
+   * Exports batches while the time slice lasts (`all`: until the queue is empty, for a flush or
+   * the exit); an asynchronous export ends the slice and its callback continues the drain.
+   */
+  private drain(all: boolean): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const start = performance.now();
+    const gap = start - this.lastSliceEnd;
+    const pressure = this.queuedBytes * 2 >= this.options.maxQueueBytes;
+    const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(MIN_SLICE_MS, 2 * gap)) : Math.min(MAX_SLICE_MS, Math.max(MIN_SLICE_MS, gap));
+    const sync = getPreloadState().synchronousExport === true;
+    while (this.queue.length > this.head && (this.exporting === 0 || sync)) {
+      this.exportBatch();
+      if (!all && !sync && performance.now() - start >= slice) break;
+    }
+    this.lastSliceEnd = performance.now();
+    if (this.queue.length > this.head && this.exporting === 0) this.scheduleDrain();
+    if (this.queue.length === this.head && this.exporting === 0) for (const resolve of this.flushWaiters.splice(0)) resolve();
+  }
+
+  private exportBatch(): void {
+    const end = Math.min(this.queue.length, this.head + this.spansPerExport);
+    const batch = this.queue.slice(this.head, end);
+    this.head = end;
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    let bytes = 0;
+    for (const span of batch) bytes += this.sizes.get(span) ?? 0;
+    this.queuedBytes -= bytes;
+    const stats = tracingStats();
+    stats.queued -= batch.length;
+    stats.queuedBytes -= bytes;
+    stats.exporting += batch.length;
+    this.exporting++;
+
+    let settled = false;
+    const timer = setTimeout(() => done({ code: ExportResultCode.FAILED, error: new Error(`export timed out after ${this.options.exportTimeoutMs} ms (OTEL_BSP_EXPORT_TIMEOUT)`) }), this.options.exportTimeoutMs).unref();
+    const done = (result: ExportResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      this.exporting--;
+      this.settle(batch.length, result);
+      // Synchronous results continue in the drain loop; an asynchronous one continues the drain here.
+      if (!inExport) this.drain(this.flushWaiters.length > 0);
+    };
+    let inExport = true;
+    try {
+      context.with(suppressTracing(context.active()), () => this.exporter.export(batch, done));
+    } catch (err) {
+      done({ code: ExportResultCode.FAILED, error: err as Error });
+    }
+    inExport = false;
+  }
+
+  /** Counts a finished export: exported, or dropped as write or export failures. */
+  private settle(spans: number, result: ExportResult): void {
+    const stats = tracingStats();
+    stats.exporting -= spans;
+    if (result.code === ExportResultCode.SUCCESS) {
+      stats.exported += spans;
+      return;
+    }
+    const error = result.error;
+    if (isSpanWriteError(error)) {
+      // The span-file exporter has reported the write failure itself, with its path and cause.
+      stats.exported += spans - error.failedSpans;
+      stats.dropped.writeFailed += error.failedSpans;
+      return;
+    }
+    stats.dropped.exportFailed += spans;
+    const cause = describeExportError(error);
+    warnOnce('exporter', `export:${this.options.destination}:${cause.replace(/\d+/g, 'N')}`, `export to ${this.options.destination} failed: ${cause}; those spans are dropped and counted`);
+  }
+}
+
+/** One line for an exporter's error: the HTTP status or the error code and message, no stack, no body. */
+function describeExportError(error: Error | undefined): string {
+  if (!error) return 'the exporter reported a failure';
+  const { code } = error as Error & { code?: unknown };
+  const message = (error.message || error.name).split('\n')[0].slice(0, 200);
+  if (typeof code === 'number') return `HTTP status ${code}${message ? ` (${message})` : ''}`;
+  return message;
+}

@@ -1,0 +1,61 @@
+// A burst of requests through the default pipeline (span files): every span reaches the file, and
+// with a queue bound too small for the burst, every span is either on disk or counted as dropped.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { burst } from './helpers/burst.mjs';
+import { get, readSpans, spansDir, start } from './helpers/fixture.mjs';
+
+const SPANS_PER_REQUEST = 5;
+
+async function runBurst(t, { total, concurrency, env = {} }) {
+  const dir = spansDir(t);
+  const app = start('burst-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, ...env }, timeoutMs: 120000 });
+  const [, port] = await app.ready();
+  assert.equal(await burst(port, { total, concurrency }), total);
+  const stats = JSON.parse((await get(port, '/stats')).body);
+  // SIGTERM with no handler of the app's: the preload flushes, then the process ends by the signal.
+  app.kill('SIGTERM');
+  const { signal, stderr } = await app.done;
+  assert.equal(signal, 'SIGTERM');
+  const spans = await readSpans(dir);
+  return { spans, stats, stderr };
+}
+
+for (const [total, concurrency] of [
+  [2000, 2000],
+  [20000, 2000],
+]) {
+  test(`${total} requests, ${concurrency} at once, ${SPANS_PER_REQUEST} spans each: every span is in the span file, none dropped`, async (t) => {
+    const { spans, stats, stderr } = await runBurst(t, { total, concurrency });
+    const made = total * SPANS_PER_REQUEST;
+    // The /stats request adds one SERVER span.
+    assert.equal(spans.length, made + 1);
+    assert.equal(spans.filter((s) => s.kind === 'SERVER').length, total + 1);
+    assert.equal(new Set(spans.map((s) => s.spanId)).size, made + 1);
+    assert.equal(stats.ended, made, 'the /stats request itself ends after the snapshot');
+    assert.deepEqual(stats.dropped, { queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0 });
+    assert.doesNotMatch(stderr, /lost|dropped/);
+    console.log(`# ${total} requests: ${spans.length - 1} spans written of ${made} made (+1 for /stats); peak queue ${stats.queuedBytesPeak} bytes`);
+  });
+}
+
+test('a queue bound too small for the burst: spans beyond it are dropped, counted exactly and reported once at exit', async (t) => {
+  const total = 2000;
+  const { spans, stats, stderr } = await runBurst(t, { total, concurrency: 2000, env: { TRACEHOOK_MAX_QUEUE_BYTES: '64KiB' } });
+  const made = total * SPANS_PER_REQUEST;
+  assert.ok(stats.dropped.queueFull > 0, 'the burst overflows 64 KiB');
+  assert.ok(stats.queuedBytesPeak <= 64 * 1024, `peak ${stats.queuedBytesPeak} bytes`);
+  assert.ok(spans.length > 0);
+  // The /stats request adds a SERVER span after the snapshot.
+  const m = stderr.match(/\[tracehook\] losses: (\d+) of (\d+) ended spans were lost \(queue full: (\d+), export failed: (\d+), write failed: (\d+), shutdown bound reached: (\d+)\); (\d+) exported/);
+  assert.ok(m, stderr);
+  const [lost, ended, queueFull, exportFailed, writeFailed, shutdownBound, exported] = m.slice(1).map(Number);
+  assert.equal(ended, made + 1);
+  assert.equal(exported, spans.length);
+  assert.equal(lost + exported, ended);
+  assert.equal(queueFull, lost);
+  assert.deepEqual([exportFailed, writeFailed, shutdownBound], [0, 0, 0]);
+  assert.ok(queueFull >= stats.dropped.queueFull);
+  assert.equal(stderr.match(/losses:/g).length, 1);
+  console.log(`# 64 KiB bound: ${spans.length} written, ${queueFull} dropped of ${ended}`);
+});
