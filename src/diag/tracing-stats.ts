@@ -85,3 +85,19 @@ export function lossSummary(stats: TracingStats = tracingStats()): string | unde
     `write failed: ${d.writeFailed}, shutdown bound reached: ${d.shutdownBound}); ${stats.exported} exported`
   );
 }
+
+// Symbol.for: the exporter and the processor may come from different copies of this module.
+const SHUTDOWN_BOUND = Symbol.for('tracehook.shutdownBoundError');
+
+/**
+ * An export failure that is the exit bound's doing (`TRACEHOOK_SHUTDOWN_TIMEOUT_MS` ran out before the
+ * spans were sent), so its spans are counted as dropped at the shutdown bound, not as failed exports.
+ */
+export function shutdownBoundError(message: string): Error {
+  return Object.assign(new Error(message), { [SHUTDOWN_BOUND]: true });
+}
+
+/** True for an error made by {@link shutdownBoundError}. */
+export function isShutdownBoundError(error: unknown): boolean {
+  return (error as { [SHUTDOWN_BOUND]?: boolean } | undefined)?.[SHUTDOWN_BOUND] === true;
+}

@@ -4,6 +4,7 @@ import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { logDebug, warnOnce } from '../diag/logger.js';
+import { shutdownBoundError } from '../diag/tracing-stats.js';
 import { packageRoot } from '../package-root.js';
 import { withUnrefTimers } from '../preload/unref-timers.js';
 import { getPreloadState } from '../state.js';
@@ -114,7 +115,7 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
     const timeout = deadline === undefined ? this.target.timeoutMs : Math.floor(deadline - Date.now());
     if (timeout <= 0) {
       logDebug('exit', `${spans.length} spans not sent: the exit bound was reached`);
-      return { code: ExportResultCode.FAILED, error: new Error('the exit bound (TRACEHOOK_SHUTDOWN_TIMEOUT_MS) was reached') };
+      return { code: ExportResultCode.FAILED, error: shutdownBoundError('the exit bound (TRACEHOOK_SHUTDOWN_TIMEOUT_MS) was reached') };
     }
     const started = Date.now();
     try {
@@ -127,7 +128,10 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
         stdio: ['pipe', 'ignore', 'ignore'],
       });
       logDebug('exit', `sent ${spans.length} spans at exit in ${Date.now() - started} ms (status ${sender.status})`);
-      return { code: sender.status === 0 ? ExportResultCode.SUCCESS : ExportResultCode.FAILED };
+      if (sender.status === 0) return { code: ExportResultCode.SUCCESS };
+      // Killed at the deadline: the bound, not the backend, ended the send.
+      if (sender.signal) return { code: ExportResultCode.FAILED, error: shutdownBoundError(`the exit sender was stopped at the exit bound after ${Date.now() - started} ms`) };
+      return { code: ExportResultCode.FAILED };
     } catch (err) {
       warnOnce('exit', 'exit-send', `cannot send spans at exit: ${(err as Error).message}`);
       return { code: ExportResultCode.FAILED, error: err as Error };

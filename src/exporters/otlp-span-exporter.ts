@@ -74,14 +74,20 @@ function unrefAgentFactory(exporterPackage: string): AgentFactory | undefined {
 }
 
 function unrefSockets(agent: Agent): Agent {
-  const a = agent as unknown as { createConnection: (...args: unknown[]) => { unref?: () => void } | undefined; reuseSocket: (...args: unknown[]) => void };
+  type Socket = { unref?: () => void };
+  const a = agent as unknown as { createConnection: (...args: unknown[]) => Socket | undefined; reuseSocket: (socket: Socket, req: unknown) => void };
   const create = a.createConnection;
   a.createConnection = function (this: unknown, ...args: unknown[]) {
-    const socket = Reflect.apply(create, this, args) as { unref?: () => void } | undefined;
+    const socket = Reflect.apply(create, this, args) as Socket | undefined;
     socket?.unref?.();
     return socket;
   };
-  // Agent#reuseSocket refs a kept-alive socket again for its next request.
-  a.reuseSocket = () => undefined;
+  // Agent#reuseSocket refs a kept-alive socket again for its next request: keep the rest of what it
+  // does (replacing it whole left request listeners on reused sockets), then unref.
+  const reuse = a.reuseSocket;
+  a.reuseSocket = function (this: unknown, socket: Socket, req: unknown) {
+    Reflect.apply(reuse, this, [socket, req]);
+    socket.unref?.();
+  };
   return agent;
 }

@@ -5,7 +5,7 @@ import { ExportResultCode, suppressTracing } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { SpanQueueConfig } from '../config/span-queue.js';
 import { warnOnce } from '../diag/logger.js';
-import { tracingStats } from '../diag/tracing-stats.js';
+import { isShutdownBoundError, tracingStats } from '../diag/tracing-stats.js';
 import { getPreloadState } from '../state.js';
 import { isSpanWriteError } from '../exporters/span-write-error.js';
 import { estimateSpanBytes } from './span-size.js';
@@ -196,6 +196,10 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       // The span-file exporter has reported the write failure itself, with its path and cause.
       stats.exported += spans - error.failedSpans;
       stats.dropped.writeFailed += error.failedSpans;
+      return;
+    }
+    if (isShutdownBoundError(error)) {
+      stats.dropped.shutdownBound += spans;
       return;
     }
     stats.dropped.exportFailed += spans;
