@@ -54,7 +54,9 @@ const rows = [];
 for (const project of selected) {
   const cwd = join(options.ext, project.dir ?? project.name);
   if (!existsSync(join(cwd, 'package.json'))) {
-    console.error(`transparency: ${cwd} is not installed; skipped (see docs/transparency.md)`);
+    console.error(`transparency: ${cwd} is not installed; skipped. To install it (docs/transparency.md):\n` +
+      `  git clone --branch ${project.tag} https://github.com/${project.repo}.git ${cwd}\n` +
+      project.install.map((command) => `  (cd ${cwd} && ${command})\n`).join(''));
     continue;
   }
   rows.push(await runProject(project, cwd));

@@ -7,7 +7,7 @@
  * @property {string} [dir] - the checkout's directory under the checkouts directory; default `name`
  * @property {string} repo - GitHub owner/name
  * @property {string} tag - the release tag the results in docs/transparency.md were taken at
- * @property {string[]} install - shell commands run once in the checkout (documentation only)
+ * @property {string[]} install - shell commands run once in the checkout (printed when it is missing)
  * @property {'mocha' | 'node-test'} reporter - which machine-readable results the run writes
  * @property {(out: string, reporter: string) => string[]} args - the runner's command line after
  *   `node`, writing its results to `out` (`reporter` is the node:test reporter module's path)
@@ -21,7 +21,7 @@ export const projects = [
     name: 'express',
     repo: 'expressjs/express',
     tag: 'v5.2.1',
-    install: ['npm install --ignore-scripts'],
+    install: ['npm install --no-package-lock --ignore-scripts'],
     reporter: 'mocha',
     // The project's `npm test`, with mocha's JSON reporter instead of spec.
     args: (out) => ['node_modules/mocha/bin/mocha.js', '--require', 'test/support/env', '--reporter', 'json',
@@ -32,7 +32,7 @@ export const projects = [
     name: 'koa',
     repo: 'koajs/koa',
     tag: 'v3.2.0',
-    install: ['npm ci --ignore-scripts', 'npx gen-esm-wrapper . ./dist/koa.mjs'],
+    install: ['npm install --no-package-lock --ignore-scripts', 'npx gen-esm-wrapper . ./dist/koa.mjs'],
     reporter: 'node-test',
     // `node --test`: one child process per test file, each inheriting NODE_OPTIONS.
     args: (out, reporter) => ['--test', `--test-reporter=${reporter}`, `--test-reporter-destination=${out}`],
@@ -42,7 +42,7 @@ export const projects = [
     name: 'body-parser',
     repo: 'expressjs/body-parser',
     tag: 'v2.3.0',
-    install: ['npm install --ignore-scripts'],
+    install: ['npm install --no-package-lock --ignore-scripts'],
     reporter: 'mocha',
     args: (out) => ['node_modules/mocha/bin/mocha.js', '--reporter', 'json', '--reporter-option', `output=${out}`,
       '--check-leaks', 'test/'],
@@ -52,7 +52,7 @@ export const projects = [
     name: 'pino',
     repo: 'pinojs/pino',
     tag: 'v10.3.1',
-    install: ['npm install --ignore-scripts', 'PATH=$PWD/node_modules/.bin:$PATH node test/fixtures/ts/transpile.cjs'],
+    install: ['npm install --no-package-lock --ignore-scripts', 'PATH=$PWD/node_modules/.bin:$PATH node test/fixtures/ts/transpile.cjs'],
     reporter: 'node-test',
     // The project's `npm run borp` without coverage: node:test run() with a child process per file.
     args: (out, reporter) => ['node_modules/borp/borp.js', '--timeout', '60000', '-r', `${reporter}:${out}`],
