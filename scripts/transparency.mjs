@@ -2,7 +2,9 @@
 // Runs well-known projects' own test suites untraced and under the preload (NODE_OPTIONS=--import
 // register.mjs, then NODE_OPTIONS=--require register.cjs) and compares them test by test.
 // Usage: npm run transparency [-- --ext DIR] [--node PATH] [--only express,koa] [--forms import,require]
-//          [--markdown] [--json FILE] [--projects FILE]
+//          [--recheck N] [--markdown] [--json FILE] [--projects FILE]
+// A test that differs is rerun (its file, N times untraced and N times traced, default 2): when its status
+// changes between runs of the same kind, or agrees in a rerun, it is listed as flaky, not differing.
 // --projects names a module exporting `projects` (default scripts/transparency/projects.mjs).
 // The checkouts live outside this repository, in --ext or TRANSPARENCY_EXT_DIR (default /work/ext);
 // docs/transparency.md says how to install them. Exit status 1 when a test differs, a run wrote no
@@ -32,6 +34,7 @@ const { values: options } = parseArgs({
     forms: { type: 'string', default: 'import,require' },
     markdown: { type: 'boolean', default: false },
     json: { type: 'string' },
+    recheck: { type: 'string', default: '2' },
     projects: { type: 'string', default: join(root, 'scripts/transparency/projects.mjs') },
   },
 });
@@ -75,9 +78,10 @@ async function runProject(project, cwd) {
   const row = { project: project.name, version, commit, untraced: summary(untraced), traced: {} };
   for (const form of forms) {
     const traced = await runSuite(project, cwd, form);
+    const differing = untraced.results && traced.results ? compareResults(untraced.results, traced.results) : undefined;
     row.traced[form] = {
       ...summary(traced),
-      differing: untraced.results && traced.results ? compareResults(untraced.results, traced.results) : undefined,
+      ...(differing?.length ? await recheck(project, cwd, form, differing) : { differing, flaky: [] }),
       extraStderr: extraLines(untraced.stderr, traced.stderr),
       extraStdout: extraLines(untraced.stdout, traced.stdout),
     };
@@ -85,8 +89,32 @@ async function runProject(project, cwd) {
   return row;
 }
 
-/** One run of the suite; `form` undefined runs it untraced. */
-async function runSuite(project, cwd, form) {
+/**
+ * Reruns the files of the differing tests, untraced and traced, `--recheck` times each: a test
+ * differs only when every untraced run agrees, every traced run agrees, and the two disagree.
+ */
+async function recheck(project, cwd, form, differing) {
+  const files = [...new Set(differing.map(({ test }) => test.slice(0, test.indexOf(' :: '))).filter(Boolean))];
+  const statuses = new Map(differing.map((d) => [d.test, { untraced: [d.untraced], traced: [d.traced] }]));
+  for (let i = 0; i < Number(options.recheck); i++) {
+    for (const [kind, runForm] of [['untraced', undefined], ['traced', form]]) {
+      const { results } = await runSuite(project, cwd, runForm, files);
+      for (const [test, seen] of statuses) seen[kind].push(results?.get(test)?.status ?? 'missing');
+    }
+  }
+  const flaky = [];
+  const confirmed = [];
+  for (const d of differing) {
+    const { untraced, traced } = statuses.get(d.test);
+    const steady = (list) => list.every((status) => status === list[0]);
+    if (steady(untraced) && steady(traced)) confirmed.push(d);
+    else flaky.push({ test: d.test, untraced, traced });
+  }
+  return { differing: confirmed, flaky };
+}
+
+/** One run of the suite (only `files` when given); `form` undefined runs it untraced. */
+async function runSuite(project, cwd, form, files) {
   const work = mkdtempSync(join(tmpdir(), `transparency-${project.name}-`));
   const out = join(work, project.reporter === 'mocha' ? 'results.json' : 'results.jsonl');
   const spansDir = join(work, 'spans');
@@ -101,10 +129,10 @@ async function runSuite(project, cwd, form) {
     TRACEHOOK_SPANS_DIR: spansDir,
   };
   if (form) env.NODE_OPTIONS = preloads[form];
-  const label = `${project.name} ${form ? `--${form}` : 'untraced'}`;
+  const label = `${project.name} ${form ? `--${form}` : 'untraced'}${files ? ` (${files.length} files again)` : ''}`;
   process.stderr.write(`transparency: ${label} …\n`);
   const started = Date.now();
-  const run = await execute(node, project.args(out, reporterModule), cwd, env);
+  const run = await execute(node, project.args(out, reporterModule, files), cwd, env);
   let results;
   let error;
   try {
@@ -151,7 +179,7 @@ function printReport(rows) {
     row.project, `${row.version} (${row.commit})`, nodeVersion, String(row.untraced.tests ?? '—'),
     String(row.untraced.passed ?? row.untraced.error),
     ...forms.map((form) => String(row.traced[form].passed ?? row.traced[form].error)),
-    ...forms.map((form) => String(row.traced[form].differing?.length ?? '—')),
+    ...forms.map((form) => differingCell(row.traced[form])),
     ...forms.map((form) => `${row.traced[form].spans.files} / ${row.traced[form].spans.spans}`),
   ]);
   if (options.markdown) {
@@ -169,6 +197,9 @@ function printReport(rows) {
       for (const d of traced.differing ?? []) {
         console.log(`${where} ${d.test}: ${d.untraced} untraced, ${d.traced} traced${d.error ? ` (${d.error})` : ''}`);
       }
+      for (const f of traced.flaky) {
+        console.log(`${where} flaky, not counted: ${f.test}: untraced ${f.untraced.join(', ')}; traced ${f.traced.join(', ')}`);
+      }
       for (const [stream, extra] of [['stderr', traced.extraStderr], ['stdout', traced.extraStdout]]) {
         if (extra.length === 0) continue;
         console.log(`${where} ${extra.length} ${stream} line(s) not in the untraced run:`);
@@ -176,6 +207,11 @@ function printReport(rows) {
       }
     }
   }
+}
+
+function differingCell(traced) {
+  if (!traced.differing) return '—';
+  return `${traced.differing.length}${traced.flaky.length ? ` (+${traced.flaky.length} flaky)` : ''}`;
 }
 
 /** Runs a command to its end, collecting its output; never rejects. */

@@ -9,8 +9,9 @@
  * @property {string} tag - the release tag the results in docs/transparency.md were taken at
  * @property {string[]} install - shell commands run once in the checkout (printed when it is missing)
  * @property {'mocha' | 'node-test'} reporter - which machine-readable results the run writes
- * @property {(out: string, reporter: string) => string[]} args - the runner's command line after
- *   `node`, writing its results to `out` (`reporter` is the node:test reporter module's path)
+ * @property {(out: string, reporter: string, files?: string[]) => string[]} args - the runner's
+ *   command line after `node`, writing its results to `out` (`reporter` is the node:test reporter
+ *   module's path); with `files`, only those test files (paths relative to the checkout)
  * @property {Record<string, string>} [env] - added to the environment of every run
  * @property {string} why - what the suite exercises that matters for a preload
  */
@@ -24,8 +25,8 @@ export const projects = [
     install: ['npm install --no-package-lock --ignore-scripts'],
     reporter: 'mocha',
     // The project's `npm test`, with mocha's JSON reporter instead of spec.
-    args: (out) => ['node_modules/mocha/bin/mocha.js', '--require', 'test/support/env', '--reporter', 'json',
-      '--reporter-option', `output=${out}`, '--check-leaks', 'test/', 'test/acceptance/'],
+    args: (out, reporter, files = ['test/', 'test/acceptance/']) => ['node_modules/mocha/bin/mocha.js',
+      '--require', 'test/support/env', '--reporter', 'json', '--reporter-option', `output=${out}`, '--check-leaks', ...files],
     why: 'HTTP servers and clients in one process (supertest), mocha --check-leaks (no new globals)',
   },
   {
@@ -35,7 +36,7 @@ export const projects = [
     install: ['npm install --no-package-lock --ignore-scripts', 'npx gen-esm-wrapper . ./dist/koa.mjs'],
     reporter: 'node-test',
     // `node --test`: one child process per test file, each inheriting NODE_OPTIONS.
-    args: (out, reporter) => ['--test', `--test-reporter=${reporter}`, `--test-reporter-destination=${out}`],
+    args: (out, reporter, files = []) => ['--test', `--test-reporter=${reporter}`, `--test-reporter-destination=${out}`, ...files],
     why: 'node --test (a child process per file), async_hooks/AsyncLocalStorage, ESM entry',
   },
   {
@@ -44,8 +45,8 @@ export const projects = [
     tag: 'v2.3.0',
     install: ['npm install --no-package-lock --ignore-scripts'],
     reporter: 'mocha',
-    args: (out) => ['node_modules/mocha/bin/mocha.js', '--reporter', 'json', '--reporter-option', `output=${out}`,
-      '--check-leaks', 'test/'],
+    args: (out, reporter, files = ['test/']) => ['node_modules/mocha/bin/mocha.js', '--reporter', 'json',
+      '--reporter-option', `output=${out}`, '--check-leaks', ...files],
     why: 'request streams, compression, error paths of HTTP servers',
   },
   {
@@ -55,7 +56,7 @@ export const projects = [
     install: ['npm install --no-package-lock --ignore-scripts', 'PATH=$PWD/node_modules/.bin:$PATH node test/fixtures/ts/transpile.cjs'],
     reporter: 'node-test',
     // The project's `npm run borp` without coverage: node:test run() with a child process per file.
-    args: (out, reporter) => ['node_modules/borp/borp.js', '--timeout', '60000', '-r', `${reporter}:${out}`],
+    args: (out, reporter, files = []) => ['node_modules/borp/borp.js', '--timeout', '60000', '-r', `${reporter}:${out}`, ...files],
     env: { CI: '1' }, // as in its CI: skips "eight million lines", longer than its own 60 s timeout here
     why: 'transports in worker threads (thread-stream), child processes, exit and signal handling, stdout',
   },
