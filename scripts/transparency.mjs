@@ -10,7 +10,7 @@
 // docs/transparency.md says how to install them. Exit status 1 when a test differs, a run wrote no
 // results, or the preload left no span file (a silently disabled preload must not pass).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -66,7 +66,6 @@ for (const project of selected) {
 }
 printReport(rows);
 if (options.json) {
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(options.json, `${JSON.stringify({ node: nodeVersion, rows }, null, 2)}\n`);
 }
 process.exitCode = rows.length > 0 && rows.every(isClean) ? 0 : 1;
