@@ -107,7 +107,7 @@ async function recheck(project, cwd, form, differing) {
     const { untraced, traced } = statuses.get(d.test);
     const steady = (list) => list.every((status) => status === list[0]);
     if (steady(untraced) && steady(traced)) confirmed.push(d);
-    else flaky.push({ test: d.test, untraced, traced });
+    else flaky.push({ test: d.test, untraced, traced, ...(d.error ? { error: d.error } : {}) });
   }
   return { differing: confirmed, flaky };
 }
@@ -197,7 +197,8 @@ function printReport(rows) {
         console.log(`${where} ${d.test}: ${d.untraced} untraced, ${d.traced} traced${d.error ? ` (${d.error})` : ''}`);
       }
       for (const f of traced.flaky) {
-        console.log(`${where} flaky, not counted: ${f.test}: untraced ${f.untraced.join(', ')}; traced ${f.traced.join(', ')}`);
+        console.log(`${where} flaky, not counted: ${f.test}: untraced ${f.untraced.join(', ')}; ` +
+          `traced ${f.traced.join(', ')}${f.error ? ` (first failure: ${f.error})` : ''}`);
       }
       for (const [stream, extra] of [['stderr', traced.extraStderr], ['stdout', traced.extraStdout]]) {
         if (extra.length === 0) continue;
