@@ -4,7 +4,7 @@ import { logDebug } from '../diag/logger.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import type { MessagingSystem } from './messaging-spans.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
-import { appendNodeOption, argsMentionPreload, IPC_ENTRY, isNodeExecutable, nodeOptionsWithPreload, runsOwnScript, scriptOf } from './preload-flags.js';
+import { appendNodeOption, IPC_ENTRY, isNodeExecutable, nodeOptionsWithAbsolutePreload, nodeOptionsWithPreload, optionsEnd, preloadKinds, runsOwnScript, scriptOf, withAbsolutePreload } from './preload-flags.js';
 import type { EarlyIpcState, IpcCarrierMessage } from './protocol.js';
 import { EARLY_IPC_KEY, IPC_CMD, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
 
@@ -41,12 +41,14 @@ type EnvChanges = Map<string, string | null>;
 function envChanges(get: (name: string) => string | undefined, runsNode: boolean, args: readonly string[], ipc = false): EnvChanges {
   const changes: EnvChanges = new Map();
   const disabled = isDisabled({ TRACEHOOK_DISABLED: get('TRACEHOOK_DISABLED'), OTEL_SDK_DISABLED: get('OTEL_SDK_DISABLED') });
+  // Whatever the child runs (a shell passes NODE_OPTIONS on to node), a preload in NODE_OPTIONS is
+  // loaded from an absolute location: the child may start in another directory.
+  let nodeOptions = nodeOptionsWithAbsolutePreload(get('NODE_OPTIONS'));
   if (runsNode && !disabled) {
-    let nodeOptions = get('NODE_OPTIONS');
-    if (!argsMentionPreload(args)) nodeOptions = nodeOptionsWithPreload(nodeOptions);
+    nodeOptions = nodeOptionsWithPreload(nodeOptions, preloadKinds(args, optionsEnd(args)).size > 0);
     if (ipc && !nodeOptions?.includes(IPC_ENTRY)) nodeOptions = appendNodeOption(nodeOptions, '--require', IPC_ENTRY);
-    if (nodeOptions !== get('NODE_OPTIONS')) changes.set('NODE_OPTIONS', nodeOptions as string);
   }
+  if (nodeOptions !== get('NODE_OPTIONS')) changes.set('NODE_OPTIONS', nodeOptions as string);
   const active = context.active();
   const spanContext = trace.getSpanContext(active);
   const traceparent = get('TRACEPARENT');
@@ -132,11 +134,20 @@ interface SpawnPlan {
   runsNode: boolean;
 }
 
-function planSpawn(options: SpawnOptions): SpawnPlan | undefined {
-  if (typeof options !== 'object' || options === null) return undefined;
-  const args = Array.isArray(options.args) ? (options.args.slice(1) as string[]) : [];
+function planSpawn(spawnOptions: SpawnOptions): SpawnPlan | undefined {
+  if (typeof spawnOptions !== 'object' || spawnOptions === null) return undefined;
+  let options = spawnOptions;
+  let args = Array.isArray(options.args) ? (options.args.slice(1) as string[]) : [];
   if (runsOwnScript(args)) return undefined;
   const runsNode = isNodeExecutable(options.file);
+  if (runsNode) {
+    // The preload flags of a node child (fork copies this process's execArgv) from an absolute location.
+    const absolute = withAbsolutePreload(args, optionsEnd(args));
+    if (absolute !== args) {
+      args = absolute;
+      options = { ...options, args: [(options.args as unknown[])[0], ...absolute] };
+    }
+  }
   const destination = runsNode ? scriptOf(args) : typeof options.file === 'string' ? options.file : undefined;
   if (!Array.isArray(options.envPairs)) return { options, system: 'child_process', destination, runsNode };
   const pairs = options.envPairs as string[];
@@ -158,19 +169,24 @@ function withChildEnv(name: 'spawnSync' | 'execFileSync' | 'execSync', args: unk
   const options = args[at] as { env?: Env; shell?: unknown } | undefined | null;
   if (options !== undefined && options !== null && typeof options !== 'object') return args;
   const env: Env = options?.env ?? process.env;
-  const childArgs = at === 2 && Array.isArray(args[1]) ? (args[1] as string[]) : [];
+  let childArgs = at === 2 && Array.isArray(args[1]) ? (args[1] as string[]) : [];
   if (runsOwnScript(childArgs)) return args;
   const runsNode = name !== 'execSync' && !options?.shell && isNodeExecutable(args[0]);
-  const changes = envChanges((n) => env[n], runsNode, childArgs);
-  if (changes.size === 0) return args;
-  const newEnv: Env = { ...env };
-  for (const [key, value] of changes) {
-    if (value === null) delete newEnv[key];
-    else newEnv[key] = value;
-  }
+  const absoluteArgs = runsNode ? withAbsolutePreload(childArgs, optionsEnd(childArgs)) : childArgs;
+  const changes = envChanges((n) => env[n], runsNode, absoluteArgs);
+  if (changes.size === 0 && absoluteArgs === childArgs) return args;
   const changed = args.slice();
-  while (changed.length < at) changed.push(undefined);
-  changed[at] = { ...options, env: newEnv };
+  childArgs = absoluteArgs;
+  if (at === 2 && Array.isArray(args[1])) changed[1] = childArgs;
+  if (changes.size > 0) {
+    const newEnv: Env = { ...env };
+    for (const [key, value] of changes) {
+      if (value === null) delete newEnv[key];
+      else newEnv[key] = value;
+    }
+    while (changed.length < at) changed.push(undefined);
+    changed[at] = { ...options, env: newEnv };
+  }
   return changed;
 }
 
