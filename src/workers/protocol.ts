@@ -153,9 +153,11 @@ export interface WorkerEnvironmentData {
  * - REQUEST: the parent increments it and notifies;
  * - ACK: the worker stores the REQUEST value it has served (after flushing) and notifies;
  * - IDLE: 1 while a pool worker is blocked waiting for a task, all spans flushed;
- * - READY: 1 once the worker serves requests.
+ * - READY: 1 once the worker serves requests;
+ * - HOLDS: 1 while the worker may hold ended spans not yet flushed (a span ended since its last
+ *   flush, or it cannot tell); with 0 the parent stops it without asking.
  */
-export const CONTROL = { REQUEST: 0, ACK: 1, IDLE: 2, READY: 3, LENGTH: 4 } as const;
+export const CONTROL = { REQUEST: 0, ACK: 1, IDLE: 2, READY: 3, HOLDS: 4, LENGTH: 5 } as const;
 
 let messageCount = 0;
 

@@ -228,9 +228,14 @@ function track(worker: Traced): void {
   live.add(worker);
 }
 
-/** The worker serves flush requests and is not a pool worker parked with everything flushed. */
+/**
+ * The worker serves flush requests, may hold ended spans, and is not a pool worker parked with
+ * everything flushed. A worker holding none is stopped at once, as untraced: one busy in
+ * synchronous code could not answer before the bound.
+ */
 function holdsSpans(state: WorkerState): boolean {
-  return Atomics.load(state.control, CONTROL.READY) === 1 && Atomics.load(state.control, CONTROL.IDLE) === 0;
+  const control = state.control;
+  return Atomics.load(control, CONTROL.READY) === 1 && Atomics.load(control, CONTROL.HOLDS) === 1 && Atomics.load(control, CONTROL.IDLE) === 0;
 }
 
 /** Asks the worker to flush, resolving when it has or after {@link flushTimeoutMs}. Never rejects. */
