@@ -11,6 +11,8 @@ import { readSpans, ROOT, run, spansDir } from './helpers/fixture.mjs';
 
 const APP = 'workers/any-directory.cjs';
 const CASES = 8;
+// Eight children start one after the other: on a loaded machine that takes a while.
+const TIMEOUT_MS = 90_000;
 
 /** Spans each kind of child makes when the preload reached it, for a preload given as a flag. */
 const TRACED_BY_FLAG = { 'fork child': 2, 'spawn child': 1, 'spawnSync child': 1, 'worker child': 3 };
@@ -28,7 +30,7 @@ const FORMS = [
 
 let untraced;
 async function untracedRun() {
-  untraced ??= run(APP, { preload: [] });
+  untraced ??= run(APP, { preload: [], timeoutMs: TIMEOUT_MS });
   return untraced;
 }
 
@@ -36,7 +38,7 @@ for (const form of FORMS) {
   test(`${form.name}: fork/spawn/exec with another cwd, or after process.chdir(), and new Worker() after it, run as untraced and are traced`, async (t) => {
     const dir = spansDir(t);
     const env = { TRACEHOOK_SPANS_DIR: dir, ...(form.nodeOptions ? { NODE_OPTIONS: form.nodeOptions } : {}) };
-    const [plain, traced] = await Promise.all([untracedRun(), run(APP, { preload: form.preload, env })]);
+    const [plain, traced] = await Promise.all([untracedRun(), run(APP, { preload: form.preload, env, timeoutMs: TIMEOUT_MS })]);
     assert.equal(plain.code, 0, plain.stderr);
     assert.equal(plain.stdout.split('\n').filter(Boolean).length, CASES);
     if (form.copiedExecArgvThrows) {
@@ -77,7 +79,7 @@ for (const form of ['--import', 'NODE_OPTIONS=--require']) {
     const [mjs, cjs] = [join(copy, 'register.mjs'), join(copy, 'register.cjs')];
     const dir = spansDir(t);
     const env = { TRACEHOOK_SPANS_DIR: dir, FIXTURE_REMOVE: `${mjs},${cjs}`, ...(form === '--import' ? {} : { NODE_OPTIONS: `--require ${cjs}` }) };
-    const [plain, traced] = await Promise.all([untracedRun(), run(APP, { preload: form === '--import' ? ['--import', mjs] : [], env })]);
+    const [plain, traced] = await Promise.all([untracedRun(), run(APP, { preload: form === '--import' ? ['--import', mjs] : [], env, timeoutMs: TIMEOUT_MS })]);
     assert.equal(traced.stderr, '');
     assert.equal(traced.code, plain.code);
     assert.equal(traced.stdout, plain.stdout);

@@ -6,7 +6,7 @@ import type { MessagingSystem } from './messaging-spans.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
 import { appendNodeOption, IPC_ENTRY, isNodeExecutable, nodeOptionsWithAbsolutePreload, nodeOptionsWithPreload, optionsEnd, preloadKinds, runsOwnScript, scriptOf, withAbsolutePreload } from './preload-flags.js';
 import type { EarlyIpcState, IpcCarrierMessage } from './protocol.js';
-import { EARLY_IPC_KEY, IPC_CMD, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
+import { CHANNEL_SECRET, EARLY_IPC_KEY, IPC_CMD, IPC_SECRET_VARIABLE, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
 
 /**
  * Child processes and cluster workers.
@@ -46,7 +46,10 @@ function envChanges(get: (name: string) => string | undefined, runsNode: boolean
   let nodeOptions = nodeOptionsWithAbsolutePreload(get('NODE_OPTIONS'));
   if (runsNode && !disabled) {
     nodeOptions = nodeOptionsWithPreload(nodeOptions, preloadKinds(args, optionsEnd(args)).size > 0);
-    if (ipc && !nodeOptions?.includes(IPC_ENTRY)) nodeOptions = appendNodeOption(nodeOptions, '--require', IPC_ENTRY);
+    if (ipc) {
+      if (!nodeOptions?.includes(IPC_ENTRY)) nodeOptions = appendNodeOption(nodeOptions, '--require', IPC_ENTRY);
+      changes.set(IPC_SECRET_VARIABLE, CHANNEL_SECRET);
+    }
   }
   if (nodeOptions !== get('NODE_OPTIONS')) changes.set('NODE_OPTIONS', nodeOptions as string);
   const active = context.active();
@@ -106,7 +109,7 @@ export function installChildProcessParent(): void {
     }
     const result = spawn.call(this, plan?.options ?? options);
     // Only a Node.js child routes NODE_-prefixed messages away from its 'message' listeners.
-    if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination);
+    if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination, CHANNEL_SECRET);
     return result;
   };
 
@@ -203,7 +206,7 @@ export function installChildProcessChild(): void {
   // Node deletes NODE_UNIQUE_ID from a cluster worker's env before preloads run; ask cluster.
   const system: MessagingSystem = (require('node:cluster') as typeof import('node:cluster').default).isWorker ? 'cluster' : 'child_process';
   early.adopted = true;
-  instrumentIpc(target, system, process.argv[1], { sent: 0, received: early.received, carriers: early.carriers });
+  instrumentIpc(target, system, process.argv[1], early.secret, { sent: 0, received: early.received, carriers: early.carriers });
 }
 
 interface IpcState {
@@ -228,7 +231,7 @@ type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
  * trace stack. `ChildProcess#send` is set per instance when the channel is set up, so this is
  * per instance too.
  */
-function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destination: string | undefined, initial?: IpcState): void {
+function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destination: string | undefined, secret: string, initial?: IpcState): void {
   if (Object.prototype.hasOwnProperty.call(target, INSTRUMENTED)) return;
   Object.defineProperty(target, INSTRUMENTED, { value: true });
   const state: IpcState = initial ?? { sent: 0, received: 0, carriers: new Map() };
@@ -240,7 +243,7 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
     const outgoing = startSend(system, destination, 'send');
     if (outgoing !== undefined) {
       // A callback, so that a closed channel reports through the app's own send, not twice.
-      const carrierMessage: IpcCarrierMessage = { cmd: IPC_CMD, v: PROTOCOL_VERSION, seq, carrier: outgoing.carrier, id: outgoing.id };
+      const carrierMessage: IpcCarrierMessage = { cmd: IPC_CMD, v: PROTOCOL_VERSION, secret, seq, carrier: outgoing.carrier, id: outgoing.id };
       try {
         send.call(this, carrierMessage, noop);
       } catch {
@@ -253,7 +256,7 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
     } catch (err) {
       if (outgoing !== undefined) {
         try {
-          send.call(this, { cmd: IPC_CMD, v: PROTOCOL_VERSION, seq, cancel: true }, noop);
+          send.call(this, { cmd: IPC_CMD, v: PROTOCOL_VERSION, secret, seq, cancel: true }, noop);
         } catch {
           // the channel is gone: so is the carrier
         }
@@ -270,7 +273,7 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
   target.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
     if (event === 'internalMessage') {
       const message = args[0];
-      if (isIpcCarrier(message) && message.v === PROTOCOL_VERSION) receiveCarrier(state, message);
+      if (isIpcCarrier(message, secret)) receiveCarrier(state, message);
       return emit.call(this, event, ...args);
     }
     if (event !== 'message') return emit.call(this, event, ...args);

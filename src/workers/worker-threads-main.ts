@@ -9,7 +9,7 @@ import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
 import type { PreloadKind } from './preload-flags.js';
 import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, preloadArgs, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload } from './preload-flags.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
-import { CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
+import { CHANNEL_SECRET, CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
 
 /**
  * The parent side of worker_threads: `new Worker()` loads the preload in the worker (adding it to
@@ -91,7 +91,7 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
       const outgoing = startSend('worker_threads', state.destination, 'postMessage');
       if (outgoing === undefined) return super.postMessage(value, transferList);
       try {
-        super.postMessage(makeEnvelope(value, outgoing.carrier, outgoing.id), transferList);
+        super.postMessage(makeEnvelope(CHANNEL_SECRET, value, outgoing.carrier, outgoing.id), transferList);
       } catch (err) {
         endSend(outgoing, err);
         throw err;
@@ -103,7 +103,7 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
       const state = (this as Traced)[STATE];
       if (event !== 'message' || state === undefined) return super.emit(event, ...args);
       const data = args[0];
-      if (isEnvelope(data)) {
+      if (isEnvelope(data, CHANNEL_SECRET)) {
         args[0] = data.value;
         return runProcess('worker_threads', state.destination, 'message', data.carrier, data.id, () => super.emit(event, ...args));
       }
@@ -176,7 +176,7 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined):
     const pool = poolOf(destination);
     const control = new Int32Array(new SharedArrayBuffer(CONTROL.LENGTH * Int32Array.BYTES_PER_ELEMENT));
     const carrier = injectToCarrier(context.active());
-    const data: WorkerEnvironmentData = { v: PROTOCOL_VERSION, destination, control, ...(carrier ? { carrier } : {}), ...(pool ? { pool } : {}) };
+    const data: WorkerEnvironmentData = { v: PROTOCOL_VERSION, secret: CHANNEL_SECRET, destination, control, ...(carrier ? { carrier } : {}), ...(pool ? { pool } : {}) };
     return { options: startOptions, copiedExecArgv, data, state: { peer: true, destination, pool, control } };
   } catch (err) {
     logDebug('workers', `new Worker left uninstrumented: ${(err as Error)?.message ?? err}`);

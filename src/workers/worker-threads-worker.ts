@@ -63,14 +63,16 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
     return;
   }
 
-  unwrapSynchronousReceive(wt, port);
   const destination = data?.destination ?? process.argv[1] ?? '[worker]';
+  // Envelopes come only from an instrumented parent, and hold its secret.
+  const secret = data?.secret;
+  if (secret !== undefined) unwrapSynchronousReceive(wt, port, secret);
   hookDispatch(port, (dispatch, message) => {
-    if (isEnvelope(message)) return runProcess('worker_threads', destination, 'message', message.carrier, message.id, () => dispatch(message.value));
+    if (secret !== undefined && isEnvelope(message, secret)) return runProcess('worker_threads', destination, 'message', message.carrier, message.id, () => dispatch(message.value));
     return runFresh(() => dispatch(message));
   });
   markListenerErrors(port);
-  if (data !== undefined) envelopeOutgoing(port, destination);
+  if (secret !== undefined) envelopeOutgoing(port, destination, secret);
 }
 
 /**
@@ -91,11 +93,11 @@ function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unkn
  * `receiveMessageOnPort(parentPort)` takes a message without dispatching it: unwrap envelopes
  * there too (the value only: no event, so no CONSUMER span).
  */
-function unwrapSynchronousReceive(wt: typeof import('node:worker_threads'), parentPort: PortLike): void {
+function unwrapSynchronousReceive(wt: typeof import('node:worker_threads'), parentPort: PortLike, secret: string): void {
   const receive = wt.receiveMessageOnPort;
   wt.receiveMessageOnPort = function receiveMessageOnPort(port: unknown) {
     const received = receive(port as never);
-    if (port === parentPort && received !== undefined && isEnvelope(received.message)) return { message: received.message.value };
+    if (port === parentPort && received !== undefined && isEnvelope(received.message, secret)) return { message: received.message.value };
     return received;
   } as typeof receive;
 }
@@ -142,7 +144,7 @@ function markListenerErrors(port: PortLike): void {
   });
 }
 
-function envelopeOutgoing(port: PortLike, destination: string): void {
+function envelopeOutgoing(port: PortLike, destination: string, secret: string): void {
   const post = port.postMessage;
   Object.defineProperty(port, 'postMessage', {
     configurable: true,
@@ -151,7 +153,7 @@ function envelopeOutgoing(port: PortLike, destination: string): void {
       const outgoing = startSend('worker_threads', destination, 'postMessage');
       if (outgoing === undefined) return Reflect.apply(post, this, arguments);
       try {
-        Reflect.apply(post, this, [makeEnvelope(value, outgoing.carrier, outgoing.id), transferList]);
+        Reflect.apply(post, this, [makeEnvelope(secret, value, outgoing.carrier, outgoing.id), transferList]);
       } catch (err) {
         endSend(outgoing, err);
         throw err;
