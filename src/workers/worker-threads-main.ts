@@ -57,7 +57,9 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
 
   class Worker extends Original {
     constructor(filename: string | URL, options?: WorkerOptions) {
-      const plan = asyncActivation ? undefined : planWorker(filename, options);
+      let plan = planWorker(filename, options);
+      // Tracing starts here only after the worker's first lines: no environment data, no envelopes.
+      if (asyncActivation && plan !== undefined) plan = { options: plan.options, copiedExecArgv: plan.copiedExecArgv };
       if (plan?.data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, plan.data as never);
       let peer = plan?.state !== undefined;
       try {
