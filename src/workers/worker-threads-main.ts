@@ -233,11 +233,13 @@ function track(worker: Traced): void {
 /**
  * The worker serves flush requests, may hold ended spans, and is not a pool worker parked with
  * everything flushed. A worker holding none is stopped at once, as untraced: one busy in
- * synchronous code could not answer before the bound.
+ * synchronous code could not answer before the bound. Pool workers keep to their own IDLE
+ * hand-shake (with HOLDS as well, spans of theirs were lost under load).
  */
 function holdsSpans(state: WorkerState): boolean {
   const control = state.control;
-  return Atomics.load(control, CONTROL.READY) === 1 && Atomics.load(control, CONTROL.HOLDS) === 1 && Atomics.load(control, CONTROL.IDLE) === 0;
+  if (Atomics.load(control, CONTROL.READY) !== 1 || Atomics.load(control, CONTROL.IDLE) !== 0) return false;
+  return state.pool !== undefined || Atomics.load(control, CONTROL.HOLDS) === 1;
 }
 
 /** Asks the worker to flush, resolving when it has or after {@link flushTimeoutMs}. Never rejects. */
