@@ -5,7 +5,6 @@ const BRIDGE_KEY = Symbol.for('tracehook.esmCjsBridge');
 
 interface CjsModule {
   exports: unknown;
-  parent?: unknown;
   require(id: string): unknown;
 }
 
@@ -16,7 +15,7 @@ interface CjsModule {
  * `Module._load`, so the patched `Module.prototype.require` that require-in-the-middle relies on
  * never runs and the package stays uninstrumented (both its named and its default import). Every
  * CJS module still passes through `Module.prototype.load`, though, before the ESM side reads its
- * exports: for a package module loaded with no parent (that is, from ESM), this requires it once
+ * exports: for a package module loaded with no parent (that is, from ESM, not through a `require()`), this requires it once
  * more by file name, now through require-in-the-middle, which patches `module.exports` in place or
  * returns the object to use instead. The module is already cached, so this costs a cache lookup.
  *
@@ -28,11 +27,26 @@ export function installEsmCjsBridge(): void {
   const g = globalThis as typeof globalThis & { [BRIDGE_KEY]?: boolean };
   if (g[BRIDGE_KEY]) return;
   g[BRIDGE_KEY] = true;
-  const Module = require('node:module') as { prototype: { load(this: CjsModule, filename: string): unknown } };
+  const Module = require('node:module') as { prototype: { load(this: CjsModule, filename: string): unknown; require(this: CjsModule, id: string): unknown } };
+  // A module loaded through `require()` (it has a parent) is the first one loaded while a
+  // `require()` call runs. Tracked here, because reading `module.parent` prints DEP0144 under
+  // `--pending-deprecation`.
+  let requiring = false;
+  const requireModule = Module.prototype.require;
+  Module.prototype.require = function (this: CjsModule, id: string) {
+    requiring = true;
+    try {
+      return requireModule.call(this, id);
+    } finally {
+      requiring = false;
+    }
+  };
   const load = Module.prototype.load;
   Module.prototype.load = function (this: CjsModule, filename: string) {
+    const required = requiring;
+    requiring = false;
     const result = load.call(this, filename);
-    if (this.parent == null && typeof filename === 'string' && filename.includes(NODE_MODULES)) {
+    if (!required && typeof filename === 'string' && filename.includes(NODE_MODULES)) {
       try {
         const exports = this.require(filename);
         if (exports !== this.exports) this.exports = exports;

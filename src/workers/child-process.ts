@@ -4,9 +4,9 @@ import { logDebug } from '../diag/logger.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import type { MessagingSystem } from './messaging-spans.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
-import { appendNodeOption, argsMentionPreload, IPC_ENTRY, isNodeExecutable, nodeOptionsWithPreload, runsOwnScript, scriptOf } from './preload-flags.js';
+import { appendNodeOption, IPC_ENTRY, isNodeExecutable, nodeOptionsWithAbsolutePreload, nodeOptionsWithPreload, optionsEnd, preloadKinds, runsOwnScript, scriptOf, withAbsolutePreload } from './preload-flags.js';
 import type { EarlyIpcState, IpcCarrierMessage } from './protocol.js';
-import { EARLY_IPC_KEY, IPC_CMD, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
+import { CHANNEL_SECRET, EARLY_IPC_KEY, IPC_CMD, IPC_SECRET_VARIABLE, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
 
 /**
  * Child processes and cluster workers.
@@ -41,12 +41,17 @@ type EnvChanges = Map<string, string | null>;
 function envChanges(get: (name: string) => string | undefined, runsNode: boolean, args: readonly string[], ipc = false): EnvChanges {
   const changes: EnvChanges = new Map();
   const disabled = isDisabled({ TRACEHOOK_DISABLED: get('TRACEHOOK_DISABLED'), OTEL_SDK_DISABLED: get('OTEL_SDK_DISABLED') });
+  // Whatever the child runs (a shell passes NODE_OPTIONS on to node), a preload in NODE_OPTIONS is
+  // loaded from an absolute location: the child may start in another directory.
+  let nodeOptions = nodeOptionsWithAbsolutePreload(get('NODE_OPTIONS'));
   if (runsNode && !disabled) {
-    let nodeOptions = get('NODE_OPTIONS');
-    if (!argsMentionPreload(args)) nodeOptions = nodeOptionsWithPreload(nodeOptions);
-    if (ipc && !nodeOptions?.includes(IPC_ENTRY)) nodeOptions = appendNodeOption(nodeOptions, '--require', IPC_ENTRY);
-    if (nodeOptions !== get('NODE_OPTIONS')) changes.set('NODE_OPTIONS', nodeOptions as string);
+    nodeOptions = nodeOptionsWithPreload(nodeOptions, preloadKinds(args, optionsEnd(args)).size > 0);
+    if (ipc) {
+      if (!nodeOptions?.includes(IPC_ENTRY)) nodeOptions = appendNodeOption(nodeOptions, '--require', IPC_ENTRY);
+      changes.set(IPC_SECRET_VARIABLE, CHANNEL_SECRET);
+    }
   }
+  if (nodeOptions !== get('NODE_OPTIONS')) changes.set('NODE_OPTIONS', nodeOptions as string);
   const active = context.active();
   const spanContext = trace.getSpanContext(active);
   const traceparent = get('TRACEPARENT');
@@ -104,7 +109,7 @@ export function installChildProcessParent(): void {
     }
     const result = spawn.call(this, plan?.options ?? options);
     // Only a Node.js child routes NODE_-prefixed messages away from its 'message' listeners.
-    if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination);
+    if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination, CHANNEL_SECRET);
     return result;
   };
 
@@ -132,11 +137,20 @@ interface SpawnPlan {
   runsNode: boolean;
 }
 
-function planSpawn(options: SpawnOptions): SpawnPlan | undefined {
-  if (typeof options !== 'object' || options === null) return undefined;
-  const args = Array.isArray(options.args) ? (options.args.slice(1) as string[]) : [];
+function planSpawn(spawnOptions: SpawnOptions): SpawnPlan | undefined {
+  if (typeof spawnOptions !== 'object' || spawnOptions === null) return undefined;
+  let options = spawnOptions;
+  let args = Array.isArray(options.args) ? (options.args.slice(1) as string[]) : [];
   if (runsOwnScript(args)) return undefined;
   const runsNode = isNodeExecutable(options.file);
+  if (runsNode) {
+    // The preload flags of a node child (fork copies this process's execArgv) from an absolute location.
+    const absolute = withAbsolutePreload(args, optionsEnd(args));
+    if (absolute !== args) {
+      args = absolute;
+      options = { ...options, args: [(options.args as unknown[])[0], ...absolute] };
+    }
+  }
   const destination = runsNode ? scriptOf(args) : typeof options.file === 'string' ? options.file : undefined;
   if (!Array.isArray(options.envPairs)) return { options, system: 'child_process', destination, runsNode };
   const pairs = options.envPairs as string[];
@@ -158,19 +172,24 @@ function withChildEnv(name: 'spawnSync' | 'execFileSync' | 'execSync', args: unk
   const options = args[at] as { env?: Env; shell?: unknown } | undefined | null;
   if (options !== undefined && options !== null && typeof options !== 'object') return args;
   const env: Env = options?.env ?? process.env;
-  const childArgs = at === 2 && Array.isArray(args[1]) ? (args[1] as string[]) : [];
+  let childArgs = at === 2 && Array.isArray(args[1]) ? (args[1] as string[]) : [];
   if (runsOwnScript(childArgs)) return args;
   const runsNode = name !== 'execSync' && !options?.shell && isNodeExecutable(args[0]);
-  const changes = envChanges((n) => env[n], runsNode, childArgs);
-  if (changes.size === 0) return args;
-  const newEnv: Env = { ...env };
-  for (const [key, value] of changes) {
-    if (value === null) delete newEnv[key];
-    else newEnv[key] = value;
-  }
+  const absoluteArgs = runsNode ? withAbsolutePreload(childArgs, optionsEnd(childArgs)) : childArgs;
+  const changes = envChanges((n) => env[n], runsNode, absoluteArgs);
+  if (changes.size === 0 && absoluteArgs === childArgs) return args;
   const changed = args.slice();
-  while (changed.length < at) changed.push(undefined);
-  changed[at] = { ...options, env: newEnv };
+  childArgs = absoluteArgs;
+  if (at === 2 && Array.isArray(args[1])) changed[1] = childArgs;
+  if (changes.size > 0) {
+    const newEnv: Env = { ...env };
+    for (const [key, value] of changes) {
+      if (value === null) delete newEnv[key];
+      else newEnv[key] = value;
+    }
+    while (changed.length < at) changed.push(undefined);
+    changed[at] = { ...options, env: newEnv };
+  }
   return changed;
 }
 
@@ -187,7 +206,7 @@ export function installChildProcessChild(): void {
   // Node deletes NODE_UNIQUE_ID from a cluster worker's env before preloads run; ask cluster.
   const system: MessagingSystem = (require('node:cluster') as typeof import('node:cluster').default).isWorker ? 'cluster' : 'child_process';
   early.adopted = true;
-  instrumentIpc(target, system, process.argv[1], { sent: 0, received: early.received, carriers: early.carriers });
+  instrumentIpc(target, system, process.argv[1], early.secret, { sent: 0, received: early.received, carriers: early.carriers });
 }
 
 interface IpcState {
@@ -212,7 +231,7 @@ type Emit = (event: string | symbol, ...args: unknown[]) => boolean;
  * trace stack. `ChildProcess#send` is set per instance when the channel is set up, so this is
  * per instance too.
  */
-function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destination: string | undefined, initial?: IpcState): void {
+function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destination: string | undefined, secret: string, initial?: IpcState): void {
   if (Object.prototype.hasOwnProperty.call(target, INSTRUMENTED)) return;
   Object.defineProperty(target, INSTRUMENTED, { value: true });
   const state: IpcState = initial ?? { sent: 0, received: 0, carriers: new Map() };
@@ -224,7 +243,7 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
     const outgoing = startSend(system, destination, 'send');
     if (outgoing !== undefined) {
       // A callback, so that a closed channel reports through the app's own send, not twice.
-      const carrierMessage: IpcCarrierMessage = { cmd: IPC_CMD, v: PROTOCOL_VERSION, seq, carrier: outgoing.carrier, id: outgoing.id };
+      const carrierMessage: IpcCarrierMessage = { cmd: IPC_CMD, v: PROTOCOL_VERSION, secret, seq, carrier: outgoing.carrier, id: outgoing.id };
       try {
         send.call(this, carrierMessage, noop);
       } catch {
@@ -237,7 +256,7 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
     } catch (err) {
       if (outgoing !== undefined) {
         try {
-          send.call(this, { cmd: IPC_CMD, v: PROTOCOL_VERSION, seq, cancel: true }, noop);
+          send.call(this, { cmd: IPC_CMD, v: PROTOCOL_VERSION, secret, seq, cancel: true }, noop);
         } catch {
           // the channel is gone: so is the carrier
         }
@@ -254,7 +273,7 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
   target.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
     if (event === 'internalMessage') {
       const message = args[0];
-      if (isIpcCarrier(message) && message.v === PROTOCOL_VERSION) receiveCarrier(state, message);
+      if (isIpcCarrier(message, secret)) receiveCarrier(state, message);
       return emit.call(this, event, ...args);
     }
     if (event !== 'message') return emit.call(this, event, ...args);

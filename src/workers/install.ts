@@ -34,7 +34,7 @@ export function installWorkerPropagation(config: TracehookConfig): void {
     const data = guarded('worker side', takeEnvironmentData);
     guarded('worker side', () => installWorkerSide(data, onPoolStartup));
     if (cheapFlush(config)) exportSynchronously();
-    if (data?.pool !== undefined) guarded('pool worker', () => installPoolWorker(data.pool!, data.control, cheapFlush(config)));
+    if (data?.pool !== undefined) guarded('pool worker', () => installPoolWorker(data.pool!, data.secret, data.control, cheapFlush(config)));
     startupCarrier = data?.carrier;
   }
 

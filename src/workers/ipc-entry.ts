@@ -1,5 +1,5 @@
 import type { EarlyIpcState } from './protocol.js';
-import { EARLY_IPC_KEY, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
+import { EARLY_IPC_KEY, IPC_SECRET_VARIABLE, isIpcCarrier } from './protocol.js';
 
 /**
  * `--require`d (through `NODE_OPTIONS`) into a Node.js child that an instrumented parent starts
@@ -12,14 +12,17 @@ import { EARLY_IPC_KEY, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
 
 function install(): void {
   const g = globalThis as typeof globalThis & { [EARLY_IPC_KEY]?: EarlyIpcState };
-  if (typeof process.send !== 'function' || g[EARLY_IPC_KEY] !== undefined) return;
-  const state: EarlyIpcState = { carriers: new Map(), received: 0, adopted: false };
+  // The parent's secret, out of the app's sight before its first line (and out of its children's env).
+  const secret = process.env[IPC_SECRET_VARIABLE];
+  delete process.env[IPC_SECRET_VARIABLE];
+  if (typeof process.send !== 'function' || g[EARLY_IPC_KEY] !== undefined || !secret) return;
+  const state: EarlyIpcState = { secret, carriers: new Map(), received: 0, adopted: false };
   g[EARLY_IPC_KEY] = state;
   const emit = process.emit;
   process.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
     if (!state.adopted) {
       const message = args[0];
-      if (event === 'internalMessage' && isIpcCarrier(message) && message.v === PROTOCOL_VERSION) {
+      if (event === 'internalMessage' && isIpcCarrier(message, secret)) {
         if (message.cancel) state.carriers.delete(message.seq);
         else state.carriers.set(message.seq, message);
       } else if (event === 'message') {

@@ -2,7 +2,7 @@ import { endSpan, markSpanError } from '../context/span-error.js';
 import type { Outgoing } from './messaging-spans.js';
 import { startSend } from './messaging-spans.js';
 import type { PoolName, PoolTaskCarrier } from './protocol.js';
-import { POOL_CARRIER_KEY } from './protocol.js';
+import { CHANNEL_SECRET, POOL_CARRIER_KEY } from './protocol.js';
 
 /**
  * The caller side of piscina and tinypool (`pool.run(task)`), without hooking either package:
@@ -85,7 +85,7 @@ function patchTaskInfo(prototype: Record<PropertyKey, unknown>): void {
         } catch {
           // an attribute is not worth failing the hand-over
         }
-        armed = { taskId: this.taskId, value: { carrier: outgoing.carrier, id: outgoing.id } };
+        armed = { taskId: this.taskId, value: { secret: CHANNEL_SECRET, carrier: outgoing.carrier, id: outgoing.id } };
         endSpan(outgoing.span);
       } else {
         armed = undefined;

@@ -33,6 +33,8 @@ const IDLE_FLUSH_MS = 50;
 
 interface PoolWorkerState {
   pool: PoolName;
+  /** The secret of the thread that started this worker: carriers hold it. */
+  secret: string;
   control: Int32Array | undefined;
   /** CONSUMER spans of tasks running in this worker, by task id. */
   running: Map<number, Incoming>;
@@ -49,9 +51,9 @@ const taskPorts = new WeakSet<object>();
  * Installs the pool hooks of this worker thread. The caller makes ES-module named imports see the
  * patched `receiveMessageOnPort` (`syncBuiltinESMExports`).
  */
-export function installPoolWorker(pool: PoolName, control: Int32Array | undefined, cheapFlush: boolean): void {
+export function installPoolWorker(pool: PoolName, secret: string, control: Int32Array | undefined, cheapFlush: boolean): void {
   if (state !== undefined) return;
-  state = { pool, control, running: new Map(), dirty: false, cheapFlush };
+  state = { pool, secret, control, running: new Map(), dirty: false, cheapFlush };
   const wt = require('node:worker_threads') as typeof import('node:worker_threads');
   const receive = wt.receiveMessageOnPort;
   wt.receiveMessageOnPort = function receiveMessageOnPort(port: unknown) {
@@ -127,7 +129,7 @@ export function onPoolStartup(_pool: PoolName, message: unknown): void {
 /** Starts the CONSUMER span of a task that carries a context. */
 function begin(message: PoolTaskMessage): Incoming | undefined {
   const carried = message[POOL_CARRIER_KEY];
-  if (state === undefined || carried === undefined) return undefined;
+  if (state === undefined || carried === undefined || carried.secret !== state.secret) return undefined;
   const destination = typeof message.filename === 'string' ? message.filename : undefined;
   const incoming = startProcess(state.pool, destination, 'run', carried.carrier, carried.id);
   state.running.set(message.taskId, incoming);

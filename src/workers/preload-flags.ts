@@ -1,5 +1,6 @@
-import { basename, join, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { packageRoot, registerCjsPath, registerMjsUrl } from '../package-root.js';
 
 /**
@@ -16,21 +17,176 @@ export const REGISTER_MJS = join(ROOT, 'register.mjs');
 export const IPC_ENTRY = join(ROOT, 'dist', 'workers', 'ipc-entry.js');
 /** `file:` URL of `register.mjs`. */
 export const REGISTER_MJS_URL = registerMjsUrl();
-const ROOT_URL = pathToFileURL(ROOT).href;
 
-/** True when `text` (one argument, or a whole `NODE_OPTIONS`) names this package's preload. */
-export function mentionsPreload(text: string | undefined): boolean {
-  if (!text) return false;
-  return (
-    /(^|[\s="'])@tracehook\/register(?=$|[\s"'])/.test(text) ||
-    text.includes(join(ROOT, 'register.')) ||
-    text.includes(`${ROOT_URL}/register.`)
-  );
+/** How a flag loads a module before the app: `--import` (ES module) or `--require`/`-r` (CommonJS). */
+export type PreloadKind = 'import' | 'require';
+
+const PRELOAD_FLAGS: Record<string, PreloadKind> = { '--import': 'import', '--require': 'require', '-r': 'require' };
+
+/** The bare specifier users write: `--import @tracehook/register`. */
+const BARE = '@tracehook/register';
+
+/**
+ * The working directory while the preload starts (this module is loaded then, before the app's
+ * first line): a relative preload path in this process's flags was resolved from it.
+ */
+const START_CWD = ((): string => {
+  try {
+    return process.cwd();
+  } catch {
+    return ROOT;
+  }
+})();
+
+function sameFile(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }
 
-/** True when any of `args` names this package's preload. */
-export function argsMentionPreload(args: readonly unknown[] | undefined): boolean {
-  return Array.isArray(args) && args.some((a) => typeof a === 'string' && mentionsPreload(a));
+/**
+ * The absolute form of `value` when it names this package's preload (bare specifier, relative or
+ * absolute path, `file:` URL), else undefined. Relative paths are resolved from the directory the
+ * preload started in. The bare specifier becomes the entry its flag selects (`--import`:
+ * `register.mjs` as a `file:` URL; `--require`: the path of `register.cjs`); a path keeps naming
+ * the same file.
+ */
+export function absolutePreload(value: string, kind: PreloadKind): string | undefined {
+  if (value === BARE) return kind === 'import' ? REGISTER_MJS_URL : REGISTER_CJS;
+  let file: string;
+  if (value.startsWith('file:')) {
+    try {
+      file = fileURLToPath(value);
+    } catch {
+      return undefined;
+    }
+  } else if (isAbsolute(value) || value.startsWith('./') || value.startsWith('../') || value === '.' || value === '..') {
+    file = resolve(START_CWD, value);
+  } else {
+    return undefined;
+  }
+  if (!basename(file).startsWith('register.')) return undefined;
+  if (sameFile(file, REGISTER_MJS)) return value.startsWith('file:') || isAbsolute(value) ? value : kind === 'import' ? REGISTER_MJS_URL : REGISTER_MJS;
+  if (sameFile(file, REGISTER_CJS)) return value.startsWith('file:') || isAbsolute(value) ? value : REGISTER_CJS;
+  return undefined;
+}
+
+/** One preload flag of this package's found among node options. */
+interface PreloadFlag {
+  /** Index of the flag (of `--import=value` itself when inline). */
+  at: number;
+  kind: PreloadKind;
+  /** The value is in the same token (`--import=value`). */
+  inline: boolean;
+  /** The absolute form of its value. */
+  absolute: string;
+}
+
+/**
+ * This package's preload flags among node options `tokens[0..end)` (an `execArgv`, `NODE_OPTIONS`
+ * split as Node splits it, or a child's arguments up to its script).
+ */
+function preloadFlags(tokens: readonly string[], end = tokens.length): PreloadFlag[] {
+  const found: PreloadFlag[] = [];
+  for (let i = 0; i < end; i++) {
+    const token = tokens[i];
+    if (typeof token !== 'string') continue;
+    const eq = token.indexOf('=');
+    const kind = PRELOAD_FLAGS[eq > 0 ? token.slice(0, eq) : token];
+    if (kind === undefined) {
+      if (FLAGS_WITH_VALUE.has(token)) i++;
+      continue;
+    }
+    const inline = eq > 0;
+    const value = inline ? token.slice(eq + 1) : tokens[i + 1];
+    if (!inline) i++;
+    const absolute = typeof value === 'string' ? absolutePreload(value, kind) : undefined;
+    if (absolute !== undefined) found.push({ at: inline ? i : i - 1, kind, inline, absolute });
+  }
+  return found;
+}
+
+/** The kinds of this package's preload flags among node options (see {@link preloadFlags}). */
+export function preloadKinds(tokens: readonly string[] | undefined, end?: number): Set<PreloadKind> {
+  return new Set(Array.isArray(tokens) ? preloadFlags(tokens, end).map((f) => f.kind) : []);
+}
+
+/**
+ * The preload's entry files are there. When they are not (the package was moved or deleted while
+ * the app runs), no thread or process is given the preload: it would fail to start.
+ */
+export function preloadAvailable(): boolean {
+  return existsSync(REGISTER_MJS) && existsSync(REGISTER_CJS);
+}
+
+/**
+ * Node options `tokens` with this package's preload flags (in `tokens[0..end)`) loading it from an
+ * absolute location, so that a child resolves it whatever its working directory; without them when
+ * the preload is not {@link preloadAvailable}. The same array when nothing changes.
+ */
+export function withAbsolutePreload<T extends readonly string[]>(tokens: T, end?: number): T | string[] {
+  const flags = preloadFlags(tokens, end);
+  if (flags.length === 0) return tokens;
+  const available = preloadAvailable();
+  const out = tokens.slice();
+  for (const flag of flags.reverse()) {
+    const name = flag.inline ? out[flag.at].slice(0, out[flag.at].indexOf('=')) : out[flag.at];
+    if (!available) out.splice(flag.at, flag.inline ? 1 : 2);
+    else if (flag.inline) out[flag.at] = `${name}=${flag.absolute}`;
+    else out[flag.at + 1] = flag.absolute;
+  }
+  return out.every((t, i) => t === tokens[i]) && out.length === tokens.length ? tokens : out;
+}
+
+/**
+ * `NODE_OPTIONS` split into arguments as Node.js does: spaces separate, double quotes group, and
+ * inside quotes a backslash escapes the next character.
+ */
+export function splitNodeOptions(text: string): string[] {
+  const args: string[] = [];
+  let current = '';
+  let inArg = false;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    let c = text[i];
+    if (c === '\\' && quoted && i + 1 < text.length) {
+      c = text[++i];
+    } else if (c === ' ' && !quoted) {
+      if (inArg) args.push(current);
+      current = '';
+      inArg = false;
+      continue;
+    } else if (c === '"') {
+      quoted = !quoted;
+      inArg = true;
+      continue;
+    }
+    current += c;
+    inArg = true;
+  }
+  if (inArg) args.push(current);
+  return args;
+}
+
+/** One `NODE_OPTIONS` argument, quoted when {@link splitNodeOptions} needs it. */
+function quoteNodeOption(arg: string): string {
+  return arg === '' || /[\s"\\]/.test(arg) ? `"${arg.replace(/(["\\])/g, '\\$1')}"` : arg;
+}
+
+/** This package's preload flags in `NODE_OPTIONS`, by kind. */
+export function nodeOptionsPreloadKinds(nodeOptions: string | undefined): Set<PreloadKind> {
+  return nodeOptions ? preloadKinds(splitNodeOptions(nodeOptions)) : new Set();
+}
+
+/** `NODE_OPTIONS` loading the preload from an absolute location ({@link withAbsolutePreload}); the same string when nothing changes. */
+export function nodeOptionsWithAbsolutePreload<T extends string | undefined>(nodeOptions: T): T | string {
+  if (!nodeOptions || !nodeOptions.includes('register')) return nodeOptions;
+  const args = splitNodeOptions(nodeOptions);
+  const changed = withAbsolutePreload(args);
+  return changed === args ? nodeOptions : changed.map(quoteNodeOption).join(' ');
 }
 
 /**
@@ -52,14 +208,19 @@ export function usesRequireEntry(): boolean {
  * quoted as `NODE_OPTIONS` parsing expects.
  */
 export function appendNodeOption(current: string | undefined, flag: string, value: string): string {
-  const quoted = /[\s"\\]/.test(value) ? `"${value.replace(/(["\\])/g, '\\$1')}"` : value;
+  const quoted = quoteNodeOption(value);
   return current && current.trim() ? `${current} ${flag} ${quoted}` : `${flag} ${quoted}`;
 }
 
-/** `NODE_OPTIONS` with the preload appended, or unchanged when it already names it. */
-export function nodeOptionsWithPreload(current: string | undefined): string {
-  if (mentionsPreload(current)) return current as string;
-  return appendNodeOption(current, ...preloadArgs());
+/**
+ * `NODE_OPTIONS` for a Node.js child: the preload loaded from an absolute location, appended
+ * unless `NODE_OPTIONS` or `alsoLoaded` already has it. Unchanged when the preload is not
+ * {@link preloadAvailable}, except that its flags are then removed.
+ */
+export function nodeOptionsWithPreload(current: string | undefined, alsoLoaded = false): string | undefined {
+  const absolute = nodeOptionsWithAbsolutePreload(current);
+  if (alsoLoaded || nodeOptionsPreloadKinds(absolute).size > 0 || !preloadAvailable()) return absolute;
+  return appendNodeOption(absolute, ...preloadArgs());
 }
 
 const OWN_SCRIPTS = join(ROOT, 'dist') + sep;
@@ -80,7 +241,7 @@ export function isNodeExecutable(file: unknown): boolean {
 }
 
 /** Flags of the node CLI that take the next argument as their value. */
-const FLAGS_WITH_VALUE = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--conditions', '-C', '--input-type', '--env-file', '--title', '--inspect-port', '--stack-size']);
+export const FLAGS_WITH_VALUE: ReadonlySet<string> = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--conditions', '-C', '--input-type', '--env-file', '--title', '--inspect-port', '--stack-size']);
 
 /**
  * The script a node command line runs (`messaging.destination.name` of a child process):
@@ -88,15 +249,25 @@ const FLAGS_WITH_VALUE = new Set(['-r', '--require', '--import', '--loader', '--
  * @param args - the arguments after the executable
  */
 export function scriptOf(args: readonly string[]): string | undefined {
+  const end = optionsEnd(args);
+  if (end < args.length && (args[end] === '-e' || args[end] === '--eval' || args[end] === '-p' || args[end] === '--print')) return '[eval]';
+  return args[end] === '--' ? args[end + 1] : args[end];
+}
+
+/**
+ * Where the node options of a command line end: the index of its script, of `--`, or of
+ * `-e`/`-p` (whose code follows), else `args.length`.
+ * @param args - the arguments after the executable
+ */
+export function optionsEnd(args: readonly string[]): number {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print') return '[eval]';
-    if (arg === '--') return args[i + 1];
+    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print' || arg === '--') return i;
     if (FLAGS_WITH_VALUE.has(arg)) {
       i++;
       continue;
     }
-    if (!arg.startsWith('-')) return arg;
+    if (typeof arg !== 'string' || !arg.startsWith('-')) return i;
   }
-  return undefined;
+  return args.length;
 }

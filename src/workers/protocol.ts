@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
 
 /**
@@ -6,6 +7,8 @@ import { threadId } from 'node:worker_threads';
  * configured propagators write (`{ traceparent, tracestate?, baggage? }`).
  *
  * Three channels, three formats (docs/workers.md explains the choice):
+ * Every carrier holds the channel's {@link CHANNEL_SECRET}: only carriers the preload attached are
+ * ever removed or used.
  * - worker_threads `postMessage` (both directions): an {@link Envelope} around the user's value,
  *   sent only to a peer known to unwrap it (a worker this process started with the preload, or the
  *   instrumented parent of this worker, as {@link WorkerEnvironmentData} tells it);
@@ -22,7 +25,20 @@ export type Carrier = Record<string, string>;
 /** Version of the formats below; a receiver ignores what it does not know. */
 export const PROTOCOL_VERSION = 1;
 
-/** The key that marks an envelope. Its value is {@link PROTOCOL_VERSION}. */
+/**
+ * The secret of the channels this thread opens (the workers and children it starts): 32 random hex
+ * chars, made once per thread, handed to the other end at its start (worker environment data, the
+ * child's environment read and deleted before its app's first line) and never to app code. Every
+ * carrier holds it, and a receiver removes or uses only carriers holding the secret of their
+ * channel: the app cannot make one, whatever it sends (even a copy of a carrier's fields, whose
+ * key it can read here), so its messages are never unwrapped, swallowed or given a trace.
+ */
+export const CHANNEL_SECRET: string = randomBytes(16).toString('hex');
+
+/** The environment variable that hands a child its parent's {@link CHANNEL_SECRET} (deleted by the child at once). */
+export const IPC_SECRET_VARIABLE = 'TRACEHOOK_IPC_SECRET';
+
+/** The key that marks an envelope. Its value is the channel's secret ({@link CHANNEL_SECRET} of the thread that started the worker). */
 export const ENVELOPE_KEY = '@tracehook/envelope';
 
 /**
@@ -31,7 +47,7 @@ export const ENVELOPE_KEY = '@tracehook/envelope';
  * would alone (the transfer list is passed unchanged).
  */
 export interface Envelope {
-  [ENVELOPE_KEY]: typeof PROTOCOL_VERSION;
+  [ENVELOPE_KEY]: string;
   /** The propagation fields of the PRODUCER span. */
   carrier: Carrier;
   /** `messaging.message.id`, the same on both sides. */
@@ -40,13 +56,13 @@ export interface Envelope {
   value: unknown;
 }
 
-export function makeEnvelope(value: unknown, carrier: Carrier, id: string): Envelope {
-  return { [ENVELOPE_KEY]: PROTOCOL_VERSION, carrier, id, value };
+export function makeEnvelope(secret: string, value: unknown, carrier: Carrier, id: string): Envelope {
+  return { [ENVELOPE_KEY]: secret, carrier, id, value };
 }
 
-/** True for an {@link Envelope} (a structured clone of one). Cheap for every other value. */
-export function isEnvelope(data: unknown): data is Envelope {
-  return typeof data === 'object' && data !== null && (data as Record<string, unknown>)[ENVELOPE_KEY] === PROTOCOL_VERSION;
+/** True for an {@link Envelope} of the channel with `secret` (a structured clone of one). Cheap for every other value. */
+export function isEnvelope(data: unknown, secret: string): data is Envelope {
+  return typeof data === 'object' && data !== null && (data as Record<string, unknown>)[ENVELOPE_KEY] === secret;
 }
 
 /** The `cmd` of {@link IpcCarrierMessage}; the `NODE_` prefix makes Node route it to `'internalMessage'`. */
@@ -62,14 +78,19 @@ export const IPC_CMD = 'NODE_TRACEHOOK_CONTEXT';
 export interface IpcCarrierMessage {
   cmd: typeof IPC_CMD;
   v: typeof PROTOCOL_VERSION;
+  /** The parent's {@link CHANNEL_SECRET}, both directions. */
+  secret: string;
   seq: number;
   carrier?: Carrier;
   id?: string;
   cancel?: true;
 }
 
-export function isIpcCarrier(message: unknown): message is IpcCarrierMessage {
-  return typeof message === 'object' && message !== null && (message as { cmd?: unknown }).cmd === IPC_CMD;
+/** True for an {@link IpcCarrierMessage} of the channel with `secret`. */
+export function isIpcCarrier(message: unknown, secret: string | undefined): message is IpcCarrierMessage {
+  if (typeof message !== 'object' || message === null || secret === undefined) return false;
+  const m = message as Partial<IpcCarrierMessage>;
+  return m.cmd === IPC_CMD && m.v === PROTOCOL_VERSION && m.secret === secret;
 }
 
 /** Node's own rule (lib/internal/child_process.js `isInternal`): such messages never reach `'message'`. */
@@ -84,6 +105,8 @@ export const POOL_CARRIER_KEY = '@tracehook/task';
 
 /** Value of {@link POOL_CARRIER_KEY}. */
 export interface PoolTaskCarrier {
+  /** The {@link CHANNEL_SECRET} of the thread that started the pool's worker. */
+  secret: string;
   carrier: Carrier;
   id: string;
 }
@@ -118,6 +141,8 @@ export const EARLY_IPC_KEY = Symbol.for('tracehook.ipc.early');
 
 /** The state {@link EARLY_IPC_KEY} holds. */
 export interface EarlyIpcState {
+  /** The parent's {@link CHANNEL_SECRET}, taken from {@link IPC_SECRET_VARIABLE}. */
+  secret: string;
   /** Carriers by the number of the user message they precede. */
   carriers: Map<number, IpcCarrierMessage>;
   /** User messages emitted before the preload took over. */
@@ -137,6 +162,8 @@ export const ENV_DATA_KEY = 'tracehook.worker';
  */
 export interface WorkerEnvironmentData {
   v: typeof PROTOCOL_VERSION;
+  /** The parent's {@link CHANNEL_SECRET}: envelopes both ways, and pool carriers, hold it. */
+  secret: string;
   /** The context of the `new Worker()` call; the worker's top level runs in it. */
   carrier?: Carrier;
   /** `messaging.destination.name`: the worker script as the app named it. */
@@ -153,9 +180,11 @@ export interface WorkerEnvironmentData {
  * - REQUEST: the parent increments it and notifies;
  * - ACK: the worker stores the REQUEST value it has served (after flushing) and notifies;
  * - IDLE: 1 while a pool worker is blocked waiting for a task, all spans flushed;
- * - READY: 1 once the worker serves requests.
+ * - READY: 1 once the worker serves requests;
+ * - HOLDS: 1 while the worker may hold ended spans not yet flushed (a span ended since its last
+ *   flush, or it cannot tell); with 0 the parent stops it without asking.
  */
-export const CONTROL = { REQUEST: 0, ACK: 1, IDLE: 2, READY: 3, LENGTH: 4 } as const;
+export const CONTROL = { REQUEST: 0, ACK: 1, IDLE: 2, READY: 3, HOLDS: 4, LENGTH: 5 } as const;
 
 let messageCount = 0;
 

@@ -5,7 +5,12 @@ import type { Carrier } from './protocol.js';
 
 interface EnteringContextManager {
   attach?(ctx: Context): unknown;
-  _asyncLocalStorage?: { enterWith(ctx: Context): void };
+  active?(): Context;
+  _asyncLocalStorage?: { enterWith(ctx: Context): void; getStore?(): Context | undefined };
+}
+
+function contextManager(): EnteringContextManager | undefined {
+  return (context as unknown as { _getContextManager?(): EnteringContextManager })._getContextManager?.();
 }
 
 /**
@@ -17,7 +22,7 @@ interface EnteringContextManager {
  */
 export function enterContext(ctx: Context): boolean {
   try {
-    const manager = (context as unknown as { _getContextManager?(): EnteringContextManager })._getContextManager?.();
+    const manager = contextManager();
     if (typeof manager?.attach === 'function') {
       manager.attach(ctx);
       return true;
@@ -33,8 +38,34 @@ export function enterContext(ctx: Context): boolean {
 }
 
 /**
+ * Makes `ctx` the context of every execution that has none of its own (no `context.with()` above
+ * it): the app's top level and all it schedules, as {@link enterContext} from a synchronous
+ * preload does. Needed where `AsyncLocalStorage` is built on `AsyncContextFrame` (the default
+ * from Node.js 24; `--experimental-async-context-frame` on 22): the ESM loader awaits each
+ * `--import` preload, and that await restores the loader's own frame, so an `enterWith` made
+ * inside the preload never reaches the entry module. Executions that did set a context (even
+ * `ROOT_CONTEXT`) keep it.
+ * @returns false when the registered context manager is not AsyncLocalStorage-based
+ */
+function inheritByDefault(ctx: Context): boolean {
+  try {
+    const manager = contextManager();
+    const storage = manager?._asyncLocalStorage;
+    if (manager === undefined || typeof manager.active !== 'function' || typeof storage?.getStore !== 'function') return false;
+    const getStore = storage.getStore.bind(storage);
+    manager.active = function active(): Context {
+      return getStore() ?? ctx;
+    };
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Enters the context a parent handed over (a `TRACEPARENT` environment carrier, or a worker's
- * creation carrier), if it holds a valid span context.
+ * creation carrier), if it holds a valid span context: the app's top level, and what it
+ * schedules, run inside it on every Node.js version.
  * @returns true when a context was entered
  */
 export function enterStartupContext(carrier: Carrier | undefined): boolean {
@@ -42,7 +73,8 @@ export function enterStartupContext(carrier: Carrier | undefined): boolean {
   const ctx = contextFromCarrier(carrier, ROOT_CONTEXT);
   const spanContext = trace.getSpanContext(ctx);
   if (spanContext === undefined || !isSpanContextValid(spanContext)) return false;
-  return enterContext(ctx);
+  const entered = enterContext(ctx);
+  return inheritByDefault(ctx) || entered;
 }
 
 /**

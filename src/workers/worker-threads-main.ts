@@ -6,9 +6,10 @@ import type { TracehookConfig } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
-import { argsMentionPreload, mentionsPreload, preloadArgs, usesRequireEntry } from './preload-flags.js';
+import type { PreloadKind } from './preload-flags.js';
+import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, preloadArgs, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload } from './preload-flags.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
-import { CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
+import { CHANNEL_SECRET, CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
 
 /**
  * The parent side of worker_threads: `new Worker()` loads the preload in the worker (adding it to
@@ -56,15 +57,32 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
 
   class Worker extends Original {
     constructor(filename: string | URL, options?: WorkerOptions) {
-      const plan = asyncActivation ? undefined : planWorker(filename, options);
-      if (plan !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, plan.data as never);
+      let plan = planWorker(filename, options);
+      // Tracing starts here only after the worker's first lines: no environment data, no envelopes.
+      if (asyncActivation && plan !== undefined) plan = { options: plan.options, copiedExecArgv: plan.copiedExecArgv };
+      if (plan?.data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, plan.data as never);
+      let peer = plan?.state !== undefined;
       try {
-        super(filename, plan?.options ?? options);
+        try {
+          super(filename, plan?.options ?? options);
+        } catch (err) {
+          // The copy of this thread's execArgv holds flags a worker rejects (they are process-wide:
+          // the worker has them anyway): learn them, and try again without them.
+          if (plan?.copiedExecArgv !== true || !learnRejectedFlags(err)) throw err;
+          try {
+            super(filename, { ...plan.options, execArgv: withoutRejectedFlags(plan.options!.execArgv!) });
+          } catch {
+            // As the app asked, without envelopes: the worker may still find the preload.
+            peer = false;
+            wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
+            super(filename, options);
+          }
+        }
       } finally {
-        if (plan !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
+        if (plan?.data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
       }
-      if (plan !== undefined) {
-        (this as Traced)[STATE] = plan.state;
+      if (peer) {
+        (this as Traced)[STATE] = plan!.state;
         track(this as Traced);
       }
     }
@@ -75,7 +93,7 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
       const outgoing = startSend('worker_threads', state.destination, 'postMessage');
       if (outgoing === undefined) return super.postMessage(value, transferList);
       try {
-        super.postMessage(makeEnvelope(value, outgoing.carrier, outgoing.id), transferList);
+        super.postMessage(makeEnvelope(CHANNEL_SECRET, value, outgoing.carrier, outgoing.id), transferList);
       } catch (err) {
         endSend(outgoing, err);
         throw err;
@@ -87,7 +105,7 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
       const state = (this as Traced)[STATE];
       if (event !== 'message' || state === undefined) return super.emit(event, ...args);
       const data = args[0];
-      if (isEnvelope(data)) {
+      if (isEnvelope(data, CHANNEL_SECRET)) {
         args[0] = data.value;
         return runProcess('worker_threads', state.destination, 'message', data.carrier, data.id, () => super.emit(event, ...args));
       }
@@ -107,42 +125,92 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
 }
 
 interface WorkerPlan {
+  /** What the worker is constructed with. */
   options: WorkerOptions | undefined;
-  data: WorkerEnvironmentData;
-  state: WorkerState;
+  /** `options.execArgv` is this thread's `execArgv` copied (to load the preload from an absolute location). */
+  copiedExecArgv: boolean;
+  /** Set when the worker is a peer (it runs the preload and unwraps envelopes). */
+  data?: WorkerEnvironmentData;
+  state?: WorkerState;
 }
 
 /**
- * Decides how a new worker is started. The worker is a peer (gets the preload, environment data
- * and envelopes) unless its `env` disables tracing or breaks its configuration; `execArgv` is
- * changed only when the app gave one that lacks the preload (an inherited `execArgv` already has
- * it, and copying `process.execArgv` could fail on flags a worker rejects).
- * @returns undefined when the worker is left alone (no preload reaches it). Never throws.
+ * Decides how a new worker is started.
+ * - Wherever the preload reaches it (its `execArgv`, explicit or inherited, and `NODE_OPTIONS` in
+ *   its `env`), it loads it from an absolute location: a worker resolves a bare or relative
+ *   preload from the process's working directory, which `process.chdir()` may have changed. An
+ *   inherited `execArgv` that needs this is copied from this thread's.
+ * - An `execArgv` of the app's that lacks the preload gets it.
+ * - The worker is a peer (environment data, envelopes) when the preload will run there and its
+ *   `env` neither disables tracing nor breaks its configuration. `eval` workers run `--require`
+ *   preloads but never `--import` ones.
+ * @returns undefined when the worker is started as the app asked. Never throws.
  */
 function planWorker(filename: string | URL, options: WorkerOptions | undefined): WorkerPlan | undefined {
   try {
-    const env = typeof options?.env === 'object' && options.env !== null ? (options.env as NodeJS.ProcessEnv) : process.env;
-    if (isDisabled(env)) return undefined;
-    if (env !== process.env && readConfig(env).errors.some((e) => e.disablesTracing)) return undefined;
-    const fromNodeOptions = mentionsPreload(process.env.NODE_OPTIONS);
-    let execArgv = options?.execArgv;
-    if (execArgv === undefined) {
-      // Inherited: the worker runs the preload only if this thread got it from a flag.
-      if (!fromNodeOptions && !argsMentionPreload(process.execArgv)) return undefined;
-    } else if (!fromNodeOptions && !argsMentionPreload(execArgv)) {
-      execArgv = [...execArgv, ...preloadArgs()];
+    const appEnv = typeof options?.env === 'object' && options.env !== null ? (options.env as NodeJS.ProcessEnv) : undefined;
+    const env = appEnv ?? process.env;
+    const ownExecArgv = options?.execArgv;
+    const inheritedExecArgv = process.execArgv;
+    let execArgv = withAbsolutePreload(ownExecArgv ?? inheritedExecArgv);
+    if (execArgv === inheritedExecArgv) execArgv = ownExecArgv as string[];
+    else if (ownExecArgv === undefined) execArgv = withoutRejectedFlags(execArgv);
+    // SHARE_ENV: the worker reads this thread's env, left as it is.
+    const nodeOptions = typeof options?.env === 'symbol' ? env.NODE_OPTIONS : nodeOptionsWithAbsolutePreload(env.NODE_OPTIONS);
+    const workerEnv = nodeOptions !== env.NODE_OPTIONS ? { ...env, NODE_OPTIONS: nodeOptions } : appEnv;
+
+    const reaches = (kinds: Set<PreloadKind>): boolean => kinds.has('require') || (kinds.has('import') && !options?.eval);
+    const enabled = !isDisabled(env) && !(env !== process.env && readConfig(env).errors.some((e) => e.disablesTracing));
+    let peer = enabled && (reaches(preloadKinds(execArgv ?? inheritedExecArgv)) || reaches(nodeOptionsPreloadKinds(nodeOptions)));
+    if (!peer && enabled && ownExecArgv !== undefined && preloadAvailable()) {
+      const added = preloadArgs();
+      if (reaches(preloadKinds(added))) {
+        execArgv = [...(execArgv ?? ownExecArgv), ...added];
+        peer = true;
+      }
     }
+    const changed = execArgv !== ownExecArgv || workerEnv !== appEnv;
+    const startOptions = changed ? { ...options, execArgv, ...(workerEnv !== appEnv ? { env: workerEnv } : {}) } : options;
+    const copiedExecArgv = ownExecArgv === undefined && execArgv !== undefined;
+    if (!peer) return changed ? { options: startOptions, copiedExecArgv } : undefined;
+
     const destination = destinationOf(filename, options);
     const pool = poolOf(destination);
     const control = new Int32Array(new SharedArrayBuffer(CONTROL.LENGTH * Int32Array.BYTES_PER_ELEMENT));
     const carrier = injectToCarrier(context.active());
-    const data: WorkerEnvironmentData = { v: PROTOCOL_VERSION, destination, control, ...(carrier ? { carrier } : {}), ...(pool ? { pool } : {}) };
-    const changed = execArgv !== options?.execArgv ? { ...options, execArgv } : options;
-    return { options: changed, data, state: { peer: true, destination, pool, control } };
+    const data: WorkerEnvironmentData = { v: PROTOCOL_VERSION, secret: CHANNEL_SECRET, destination, control, ...(carrier ? { carrier } : {}), ...(pool ? { pool } : {}) };
+    return { options: startOptions, copiedExecArgv, data, state: { peer: true, destination, pool, control } };
   } catch (err) {
     logDebug('workers', `new Worker left uninstrumented: ${(err as Error)?.message ?? err}`);
     return undefined;
   }
+}
+
+/** Flags of this thread's `execArgv` that a worker's explicit `execArgv` may not hold. */
+const rejectedFlags = new Set<string>();
+
+/**
+ * Learns the flags named by an `ERR_WORKER_INVALID_EXEC_ARGV` ("…flags: --a, --b").
+ * @returns false for any other error, or one naming no flag not already known
+ */
+function learnRejectedFlags(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (e?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || typeof e.message !== 'string') return false;
+  const colon = e.message.lastIndexOf(': ');
+  if (colon < 0) return false;
+  const before = rejectedFlags.size;
+  for (const flag of e.message.slice(colon + 2).split(', ')) if (flag.startsWith('-')) rejectedFlags.add(flag.split('=')[0]);
+  return rejectedFlags.size > before;
+}
+
+function withoutRejectedFlags(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const name = execArgv[i].split('=')[0];
+    if (!rejectedFlags.has(name)) kept.push(execArgv[i]);
+    else if (name === execArgv[i] && FLAGS_WITH_VALUE.has(name)) i++;
+  }
+  return kept;
 }
 
 function destinationOf(filename: string | URL, options: WorkerOptions | undefined): string {
@@ -162,9 +230,16 @@ function track(worker: Traced): void {
   live.add(worker);
 }
 
-/** The worker serves flush requests and is not a pool worker parked with everything flushed. */
+/**
+ * The worker serves flush requests, may hold ended spans, and is not a pool worker parked with
+ * everything flushed. A worker holding none is stopped at once, as untraced: one busy in
+ * synchronous code could not answer before the bound. Pool workers keep to their own IDLE
+ * hand-shake (with HOLDS as well, spans of theirs were lost under load).
+ */
 function holdsSpans(state: WorkerState): boolean {
-  return Atomics.load(state.control, CONTROL.READY) === 1 && Atomics.load(state.control, CONTROL.IDLE) === 0;
+  const control = state.control;
+  if (Atomics.load(control, CONTROL.READY) !== 1 || Atomics.load(control, CONTROL.IDLE) !== 0) return false;
+  return state.pool !== undefined || Atomics.load(control, CONTROL.HOLDS) === 1;
 }
 
 /** Asks the worker to flush, resolving when it has or after {@link flushTimeoutMs}. Never rejects. */

@@ -1,4 +1,5 @@
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
+import { logDebug } from '../diag/logger.js';
 import { getPreloadState } from '../state.js';
 import { endSend, markProcessError, runFresh, runProcess, startSend } from './messaging-spans.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
@@ -40,7 +41,10 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
   const wt = require('node:worker_threads') as typeof import('node:worker_threads');
   const port = wt.parentPort as PortLike | null;
   if (port === null) return;
-  if (data !== undefined) serveFlushRequests(data.control);
+  if (data !== undefined) {
+    trackEndedSpans(data.control);
+    serveFlushRequests(data.control);
+  }
 
   if (data?.pool !== undefined) {
     const pool = data.pool;
@@ -59,14 +63,16 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
     return;
   }
 
-  unwrapSynchronousReceive(wt, port);
   const destination = data?.destination ?? process.argv[1] ?? '[worker]';
+  // Envelopes come only from an instrumented parent, and hold its secret.
+  const secret = data?.secret;
+  if (secret !== undefined) unwrapSynchronousReceive(wt, port, secret);
   hookDispatch(port, (dispatch, message) => {
-    if (isEnvelope(message)) return runProcess('worker_threads', destination, 'message', message.carrier, message.id, () => dispatch(message.value));
+    if (secret !== undefined && isEnvelope(message, secret)) return runProcess('worker_threads', destination, 'message', message.carrier, message.id, () => dispatch(message.value));
     return runFresh(() => dispatch(message));
   });
   markListenerErrors(port);
-  if (data !== undefined) envelopeOutgoing(port, destination);
+  if (secret !== undefined) envelopeOutgoing(port, destination, secret);
 }
 
 /**
@@ -87,11 +93,11 @@ function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unkn
  * `receiveMessageOnPort(parentPort)` takes a message without dispatching it: unwrap envelopes
  * there too (the value only: no event, so no CONSUMER span).
  */
-function unwrapSynchronousReceive(wt: typeof import('node:worker_threads'), parentPort: PortLike): void {
+function unwrapSynchronousReceive(wt: typeof import('node:worker_threads'), parentPort: PortLike, secret: string): void {
   const receive = wt.receiveMessageOnPort;
   wt.receiveMessageOnPort = function receiveMessageOnPort(port: unknown) {
     const received = receive(port as never);
-    if (port === parentPort && received !== undefined && isEnvelope(received.message)) return { message: received.message.value };
+    if (port === parentPort && received !== undefined && isEnvelope(received.message, secret)) return { message: received.message.value };
     return received;
   } as typeof receive;
 }
@@ -138,7 +144,7 @@ function markListenerErrors(port: PortLike): void {
   });
 }
 
-function envelopeOutgoing(port: PortLike, destination: string): void {
+function envelopeOutgoing(port: PortLike, destination: string, secret: string): void {
   const post = port.postMessage;
   Object.defineProperty(port, 'postMessage', {
     configurable: true,
@@ -147,7 +153,7 @@ function envelopeOutgoing(port: PortLike, destination: string): void {
       const outgoing = startSend('worker_threads', destination, 'postMessage');
       if (outgoing === undefined) return Reflect.apply(post, this, arguments);
       try {
-        Reflect.apply(post, this, [makeEnvelope(value, outgoing.carrier, outgoing.id), transferList]);
+        Reflect.apply(post, this, [makeEnvelope(secret, value, outgoing.carrier, outgoing.id), transferList]);
       } catch (err) {
         endSend(outgoing, err);
         throw err;
@@ -166,6 +172,10 @@ function envelopeOutgoing(port: PortLike, destination: string): void {
 export function flushSpansNow(): void {
   const provider = getRegisteredProvider();
   if (!provider?.forceFlush) return;
+  if (holding !== undefined) {
+    holding.ended = false;
+    Atomics.store(holding.control, CONTROL.HOLDS, 0);
+  }
   const state = getPreloadState();
   const previous = state.synchronousExport;
   state.synchronousExport = true;
@@ -187,6 +197,35 @@ export function flushSpansNow(): void {
  */
 export function exportSynchronously(): void {
   getPreloadState().synchronousExport = true;
+}
+
+/** Set while ended spans are tracked: whether one ended since the last flush. */
+let holding: { control: Int32Array; ended: boolean } | undefined;
+
+/**
+ * Tells the parent, through `CONTROL.HOLDS`, whether this worker holds ended spans, so that
+ * `terminate()` asks for a flush only then. Every ended span goes through the TracerProvider's
+ * `_activeSpanProcessor.onEnd` (OpenTelemetry JS SDK 2.x, an internal of `BasicTracerProvider`
+ * relied on here); with another provider the worker says it may always hold some.
+ */
+function trackEndedSpans(control: Int32Array): void {
+  const provider = getRegisteredProvider() as { _activeSpanProcessor?: { onEnd?: (span: unknown) => void } } | undefined;
+  const processor = provider?._activeSpanProcessor;
+  const onEnd = processor?.onEnd;
+  if (processor === undefined || typeof onEnd !== 'function') {
+    logDebug('workers', 'the TracerProvider has no _activeSpanProcessor: terminate() always asks this worker to flush');
+    Atomics.store(control, CONTROL.HOLDS, 1);
+    return;
+  }
+  const state = { control, ended: false };
+  holding = state;
+  processor.onEnd = function onEndTracked(this: unknown, span: unknown) {
+    if (!state.ended) {
+      state.ended = true;
+      Atomics.store(control, CONTROL.HOLDS, 1);
+    }
+    return onEnd.call(this, span);
+  };
 }
 
 /** Marks every flush request so far served (the caller has flushed). */
