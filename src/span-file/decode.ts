@@ -5,9 +5,10 @@
  *
  * @see https://opentelemetry.io/docs/specs/otel/protocol/file-exporter/
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { toAttributes } from './any-value';
+import { readSpanFileLines } from './line-reader';
 import type {
   DecodedEvent,
   DecodedLink,
@@ -77,10 +78,14 @@ export async function readSpans(paths: readonly string[]): Promise<SpanReadResul
   }
   const result: SpanReadResult = { spans: [], files: [...files].sort(), skipped: [] };
   for (const file of result.files) {
-    const { spans, skipped } = decodeSpanFileText(await readFile(file), file);
-    // A loop, not push(...spans): a big file has more spans than a call can take arguments.
-    for (const span of spans) result.spans.push(span);
-    for (const line of skipped) result.skipped.push(line);
+    try {
+      for await (const line of readSpanFileLines(file)) {
+        decodeLineInto(line.text, file, line.line, line.unterminated, result);
+      }
+    } catch (err) {
+      // Removed between listing and reading: nothing to read, as for a missing path.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
   return result;
 }
@@ -109,27 +114,35 @@ export async function readSpanDir(dir: string): Promise<DecodedSpan[]> {
  */
 export function decodeSpanFileText(content: string | Uint8Array, file = ''): { spans: DecodedSpan[]; skipped: SkippedLine[] } {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  const spans: DecodedSpan[] = [];
-  const skipped: SkippedLine[] = [];
+  const out = { spans: [] as DecodedSpan[], skipped: [] as SkippedLine[] };
   let lineNumber = 0;
   for (let start = 0; start < bytes.length; ) {
     const newline = bytes.indexOf(0x0a, start);
     const end = newline === -1 ? bytes.length : newline;
-    const line = bytes.toString('utf8', start, end);
-    lineNumber++;
+    decodeLineInto(bytes.toString('utf8', start, end), file, ++lineNumber, newline === -1, out);
     start = end + 1;
-    if (line.trim() === '') continue;
-    try {
-      spans.push(...decodeSpanLine(line, file));
-    } catch (err) {
-      // A line without its newline is still being written, or was cut by a kill.
-      skipped.push({ file, line: lineNumber, reason: (err as Error).message, truncated: newline === -1 });
-    }
   }
-  return { spans, skipped };
+  return out;
 }
 
-async function listSpanFiles(path: string): Promise<string[]> {
+// Blank lines are ignored; a line that does not decode is recorded, never thrown.
+function decodeLineInto(line: string, file: string, lineNumber: number, unterminated: boolean, out: { spans: DecodedSpan[]; skipped: SkippedLine[] }): void {
+  if (line.trim() === '') return;
+  try {
+    // A loop, not push(...spans): a big line has more spans than a call can take arguments.
+    for (const span of decodeSpanLine(line, file)) out.spans.push(span);
+  } catch (err) {
+    // A line without its newline is still being written, or was cut by a kill.
+    out.skipped.push({ file, line: lineNumber, reason: (err as Error).message, truncated: unterminated });
+  }
+}
+
+/**
+ * The span files a path stands for: a directory's `*.jsonl` files (not recursively), a file
+ * itself, nothing for a path that does not exist. Absolute paths.
+ * @throws I/O errors other than ENOENT
+ */
+export async function listSpanFiles(path: string): Promise<string[]> {
   const abs = resolve(path);
   let info;
   try {
@@ -219,9 +232,13 @@ function decodeEnum<T extends string>(raw: unknown, names: readonly T[], prefix:
   return fallback;
 }
 
-// OTLP/JSON requires hex ids; the generic proto3 JSON mapping would give base64, so accept that
-// too rather than show a trace that never links up.
-function decodeId(raw: unknown, bytes: number, field: string): string {
+/**
+ * A trace or span id as lowercase hex. OTLP/JSON requires hex ids; the generic proto3 JSON mapping
+ * would give base64, so that is accepted too rather than show a trace that never links up.
+ * @param bytes - 16 for a trace id, 8 for a span id
+ * @throws TypeError naming `field` when `raw` is neither
+ */
+export function decodeId(raw: unknown, bytes: number, field: string): string {
   if (typeof raw === 'string') {
     if (raw.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(raw)) return raw.toLowerCase();
     const fromBase64 = Buffer.from(raw, 'base64');
