@@ -95,7 +95,7 @@ function renderList() {
     const status = t.errorCount ? `<span class="err">${t.errorCount} error${t.errorCount > 1 ? 's' : ''}</span>` : '<span class="ok">OK</span>';
     const dots = t.services.map((s) => `<span title="${esc(s)}"><span class="dot" style="background:${serviceColor(s)}"></span>${esc(s)}</span>`).join(' ');
     html += `<div class="row trace-row${selected}" style="top:${i * TRACE_ROW}px" data-trace="${t.traceId}">
-      <div class="l1"><span class="root">${t.root.hasParent ? '⋯ ' : ''}${esc(t.root.name)}</span><span>${fmtMs(t.durationMs)}</span>${status}</div>
+      <div class="l1"><span class="root">${t.root.hasParent ? '⋯ ' : ''}${esc(t.root.name)} <span class="muted">${esc(t.root.service)}</span></span><span>${fmtMs(t.durationMs)}</span>${status}</div>
       <div class="l2"><span>${fmtTime(t.startMs)}</span><span>${t.spanCount} spans</span><span>${dots}</span></div></div>`;
   }
   $('list-rows').innerHTML = html;
@@ -165,6 +165,9 @@ function buildTree(summary, detail) {
 }
 
 const handoffOf = (n) => (n.parent && n.parent.res.label !== n.res.label ? n : null);
+// How a span crossed into its thread or process: the messaging system (worker_threads,
+// child_process, cluster, piscina, tinypool), else the RPC system or HTTP.
+const crossingName = (s) => s.attributes['messaging.system'] || s.attributes['rpc.system'] || (s.attributes['http.request.method'] || s.attributes['http.method'] ? 'http' : 'process');
 
 // ---- waterfall (virtualised: only the rows in view are in the DOM)
 function layoutRows() {
@@ -195,18 +198,19 @@ function renderRows() {
     const toggle = n.children.length ? (state.collapsed.has(s.id) ? '▸' : '▾') : '';
     const hand = handoffOf(n);
     const badges = [];
-    if (hand) badges.push(`<span class="badge handoff" title="crossed from ${esc(n.parent.res.label)} into ${esc(n.res.label)}">⇢ ${esc(s.attributes['messaging.system'] || 'process')}</span>`);
+    if (hand) badges.push(`<span class="badge handoff" title="crossed from ${esc(n.parent.res.label)} into ${esc(n.res.label)}">⇢ ${esc(crossingName(s))}</span>`);
     if (s.kind === 'PRODUCER' || s.kind === 'CONSUMER') badges.push(`<span class="badge kind">${s.kind === 'PRODUCER' ? 'send' : 'process'}</span>`);
     const linkCount = s.links.length + (state.trace.incoming.get(s.id) || []).length;
     if (linkCount) badges.push(`<span class="badge link" title="${linkCount} link(s) to other spans: see details">⇄ ${linkCount}</span>`);
     const collapsedNote = state.collapsed.has(s.id) ? ` <span class="muted">(+${countDescendants(n)})</span>` : '';
     const selected = state.selectedSpan === n ? ' selected' : '';
-    const labelLeft = left + width > 70 ? `right:${100 - left + 0.5}%` : `left:${left + width + 0.5}%`;
+    // The duration sits right of the bar, or inside a bar that reaches the right edge.
+    const labelPos = left + width < 82 ? `left:${left + width + 0.5}%` : `left:${left + 0.4}%;color:#fff;font-weight:600`;
     html += `<div class="row span-row${selected}${hand ? ' handoff-in' : ''}" style="top:${i * ROW}px" data-span="${s.id}" data-depth="${n.depth}" data-service="${esc(n.res.service)}">
       <div class="name" style="padding-left:${4 + n.depth * 14}px"><span class="toggle">${toggle}</span><span class="chip" style="background:${color}"></span>
         <span class="label${s.status.code === 'ERROR' ? ' err' : ''}">${esc(s.name)}</span>${collapsedNote}${badges.join('')}<span class="proc">${esc(n.res.label)}</span></div>
       <div class="lane"><div class="bar${s.status.code === 'ERROR' ? ' error' : ''}" style="left:${left}%;width:${width}%;background:${color}"></div>
-        <span class="bar-label" style="${labelLeft}">${fmtMs(s.dur / 1000)}</span></div></div>`;
+        <span class="bar-label" style="${labelPos}">${fmtMs(s.dur / 1000)}</span></div></div>`;
   }
   $('wf-rows').innerHTML = html;
 }
@@ -234,7 +238,11 @@ function renderAxis() {
   const total = state.trace.endUs / 1000;
   const step = niceStep(total / 5);
   let html = '';
-  for (let v = 0; v <= total + 1e-9; v += step) html += `<span class="tick" style="left:${(v / total) * 100}%">${fmtMs(v)}</span>`;
+  const digits = step >= 1 ? 0 : Math.min(3, Math.ceil(-Math.log10(step)));
+  for (let v = 0; v <= total + 1e-9; v += step) {
+    const label = v >= 1000 && step >= 100 ? `${+(v / 1000).toFixed(2)} s` : `${v.toFixed(digits)} ms`;
+    html += `<span class="tick" style="left:${(v / total) * 100}%">${label}</span>`;
+  }
   $('axis').innerHTML = html;
 }
 
