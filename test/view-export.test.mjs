@@ -45,7 +45,7 @@ function flatten(requests) {
             start: String(s.startTimeUnixNano),
             end: String(s.endTimeUnixNano),
             attributes: Object.fromEntries(s.attributes.map((a) => [a.key, Object.values(a.value)[0]])),
-            links: (s.links ?? []).map((l) => `${l.traceId}/${l.spanId}`),
+            links: (s.links ?? []).map((l) => [l.traceId, l.spanId]),
             status: s.status?.code ?? 0,
           });
         }
@@ -70,7 +70,7 @@ async function expected(dir) {
       start: String(s.startTimeUnixNano),
       end: String(s.endTimeUnixNano),
       attributes: s.attributes,
-      links: s.links.map((l) => `${l.traceId}/${l.spanId}`),
+      links: s.links.map((l) => [l.traceId, l.spanId]),
       status: codes[s.status.code],
     }))
     .sort((a, b) => (a.spanId < b.spanId ? -1 : 1));
@@ -112,7 +112,7 @@ test('tracehook export sends span files as http/json and http/protobuf that deco
     assert.ok(flatten([obj]).length <= 10, 'batch bounded by --batch-spans');
     return obj;
   });
-  const protoSpans = flatten(decoded).map((s) => ({ ...s, traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: s.parentSpanId && hex(s.parentSpanId), links: s.links.map((l) => l.split('/').map(hex).join('/')) }));
+  const protoSpans = flatten(decoded).map((s) => ({ ...s, traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: s.parentSpanId && hex(s.parentSpanId), links: s.links.map((l) => l.map(hex)) }));
   for (const s of protoSpans) for (const k of Object.keys(s.attributes)) if (typeof s.attributes[k] === 'string' && /^\d+$/.test(s.attributes[k])) s.attributes[k] = Number(s.attributes[k]);
   assert.deepEqual(protoSpans.sort((a, b) => (a.spanId < b.spanId ? -1 : 1)), want);
 });
