@@ -36,16 +36,22 @@ export const SPAN_FILE_EXTENSION = '.jsonl';
  * @throws SyntaxError when the line is not JSON, and TypeError when it is JSON but not a trace
  *   export request (no `resourceSpans` array, or a span without a valid trace id, span id or name).
  */
-export function decodeSpanLine(line: string, file = ''): DecodedSpan[] {
+export function decodeSpanLine(line: string, file = '', options: DecodeOptions = {}): DecodedSpan[] {
   const request: unknown = JSON.parse(line);
-  return decodeExportRequest(request, file);
+  return decodeExportRequest(request, file, options);
+}
+
+/** What {@link decodeSpanLine} may leave out. */
+export interface DecodeOptions {
+  /** Leave span attributes and events empty (`{}`, `[]`): an index that only lists traces needs neither. */
+  skipAttributesAndEvents?: boolean;
 }
 
 /**
  * Decodes a parsed OTLP/JSON `ExportTraceServiceRequest` (the object {@link decodeSpanLine} parses).
  * @throws TypeError as {@link decodeSpanLine}.
  */
-export function decodeExportRequest(request: unknown, file = ''): DecodedSpan[] {
+export function decodeExportRequest(request: unknown, file = '', options: DecodeOptions = {}): DecodedSpan[] {
   const resourceSpans = (request as { resourceSpans?: unknown } | null)?.resourceSpans;
   if (!Array.isArray(resourceSpans)) {
     throw new TypeError('not an OTLP ExportTraceServiceRequest: no "resourceSpans" array');
@@ -56,7 +62,7 @@ export function decodeExportRequest(request: unknown, file = ''): DecodedSpan[] 
     for (const ss of arrayOrEmpty(rs?.scopeSpans)) {
       const scope = decodeScope(ss?.scope);
       for (const span of arrayOrEmpty(ss?.spans)) {
-        out.push(decodeSpan(span, resource, scope, file));
+        out.push(decodeSpan(span, resource, scope, file, options.skipAttributesAndEvents === true));
       }
     }
   }
@@ -156,7 +162,7 @@ export async function listSpanFiles(path: string): Promise<string[]> {
   return names.filter((n) => n.endsWith(SPAN_FILE_EXTENSION)).map((n) => join(abs, n));
 }
 
-function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedSpan['scope'], file: string): DecodedSpan {
+function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedSpan['scope'], file: string, light: boolean): DecodedSpan {
   if (raw === null || typeof raw !== 'object') throw new TypeError('span is not an object');
   const traceId = decodeId(raw.traceId, 16, 'traceId');
   const spanId = decodeId(raw.spanId, 8, 'spanId');
@@ -177,8 +183,8 @@ function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedS
     startTimeUnixNano,
     endTimeUnixNano,
     durationMs: Number(endTimeUnixNano - startTimeUnixNano) / 1e6,
-    attributes: toAttributes(raw.attributes),
-    events: arrayOrEmpty(raw.events).map(decodeEvent),
+    attributes: light ? {} : toAttributes(raw.attributes),
+    events: light ? [] : arrayOrEmpty(raw.events).map(decodeEvent),
     links: arrayOrEmpty(raw.links).map(decodeLink),
     status: decodeStatus(raw.status),
     resource,

@@ -44,11 +44,10 @@ interface LineRef {
 
 interface TraceEntry {
   summary: TraceSummary;
-  services: Set<string>;
-  names: Set<string>;
-  processes: Set<string>;
   rootStart: bigint;
   lines: LineRef[];
+  /** Sets beside the summary's lists once they grow long (most traces never need one). */
+  sets?: Map<string[], Set<string>>;
 }
 
 interface FileState {
@@ -67,6 +66,8 @@ export class SpanIndex {
   private readonly fileIds = new Map<string, number>();
   private readonly traces = new Map<string, TraceEntry>();
   private readonly incoming = new Map<string, IncomingLink[]>();
+  /** One copy of each service, name and process label (they repeat across traces). */
+  private readonly strings = new Map<string, string>();
   /** The first lines that were not valid OTLP/JSON (see {@link skippedCount} for all). */
   readonly skipped: SkippedLine[] = [];
   /** Lines skipped because they were not valid OTLP/JSON. */
@@ -172,6 +173,7 @@ export class SpanIndex {
     this.fileIds.clear();
     this.traces.clear();
     this.incoming.clear();
+    this.strings.clear();
     this.skipped.length = 0;
     this.skippedCount = 0;
     this.spanCount = 0;
@@ -186,7 +188,7 @@ export class SpanIndex {
       if (line.text.trim() === '') continue;
       let spans: DecodedSpan[];
       try {
-        spans = decodeSpanLine(line.text, state.path);
+        spans = decodeSpanLine(line.text, state.path, { skipAttributesAndEvents: true });
       } catch (err) {
         this.skippedCount++;
         const skipped = { file: state.path, line: line.line, reason: (err as Error).message, truncated: line.unterminated };
@@ -199,15 +201,25 @@ export class SpanIndex {
         const entry = this.add(span);
         if (!seen.has(entry)) {
           seen.add(entry);
-          entry.lines.push(ref);
+          // Literal arrays are sized to fit; push() on an empty one reserves 16 slots.
+          if (entry.lines.length === 0) entry.lines = [ref];
+          else entry.lines.push(ref);
         }
       }
     }
   }
 
+  private intern(value: string): string {
+    const known = this.strings.get(value);
+    if (known !== undefined) return known;
+    this.strings.set(value, value);
+    return value;
+  }
+
   private add(span: DecodedSpan): TraceEntry {
     this.spanCount++;
-    const service = String(span.resource['service.name'] ?? 'unknown_service');
+    const service = this.intern(String(span.resource['service.name'] ?? 'unknown_service'));
+    const name = this.intern(span.name);
     let entry = this.traces.get(span.traceId);
     if (!entry) {
       const startMs = nanosToMs(span.startTimeUnixNano);
@@ -216,20 +228,17 @@ export class SpanIndex {
           traceId: span.traceId,
           startMs,
           durationMs: 0,
-          services: [],
-          names: [],
+          services: [service],
+          names: [name],
           errorCount: 0,
           startTimeUnixNano: span.startTimeUnixNano,
           endTimeUnixNano: span.endTimeUnixNano,
           spanCount: 0,
-          processes: [],
-          root: { name: span.name, service, spanId: span.spanId, hasParent: span.parentSpanId !== undefined },
+          processes: [this.intern(processLabel(span))],
+          root: { name, service, spanId: span.spanId, hasParent: span.parentSpanId !== undefined },
           messagingCount: 0,
           linkCount: 0,
         },
-        services: new Set(),
-        names: new Set(),
-        processes: new Set(),
         rootStart: span.startTimeUnixNano,
         lines: [],
       };
@@ -240,9 +249,9 @@ export class SpanIndex {
     if (span.status.code === 'ERROR') s.errorCount++;
     if (span.kind === 'PRODUCER' || span.kind === 'CONSUMER') s.messagingCount++;
     s.linkCount += span.links.length;
-    addTo(entry.services, s.services, service);
-    addTo(entry.names, s.names, span.name);
-    addTo(entry.processes, s.processes, processLabel(span));
+    addDistinct(entry, s.services, service);
+    addDistinct(entry, s.names, name);
+    addDistinct(entry, s.processes, this.intern(processLabel(span)));
     if (span.startTimeUnixNano < s.startTimeUnixNano) s.startTimeUnixNano = span.startTimeUnixNano;
     if (span.endTimeUnixNano > s.endTimeUnixNano) s.endTimeUnixNano = span.endTimeUnixNano;
     s.startMs = nanosToMs(s.startTimeUnixNano);
@@ -250,7 +259,7 @@ export class SpanIndex {
     // A span without a parent beats one with; among equals, the earliest wins.
     const hasParent = span.parentSpanId !== undefined;
     if ((s.root.hasParent && !hasParent) || (s.root.hasParent === hasParent && span.startTimeUnixNano < entry.rootStart)) {
-      s.root = { name: span.name, service, spanId: span.spanId, hasParent };
+      s.root = { name, service, spanId: span.spanId, hasParent };
       entry.rootStart = span.startTimeUnixNano;
     }
     for (const link of span.links) {
@@ -264,7 +273,14 @@ export class SpanIndex {
   }
 }
 
-function addTo(set: Set<string>, list: string[], value: string): void {
+// A short list is searched; a long one gets a Set, so a trace of many distinct names stays linear.
+function addDistinct(entry: TraceEntry, list: string[], value: string): void {
+  if (list.length < 16) {
+    if (!list.includes(value)) list.push(value);
+    return;
+  }
+  let set = entry.sets?.get(list);
+  if (!set) (entry.sets ??= new Map()).set(list, (set = new Set(list)));
   if (set.has(value)) return;
   set.add(value);
   list.push(value);
