@@ -10,6 +10,8 @@ export async function openBrowser(t, viewport = { width: 1500, height: 820 }) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   t.after(() => browser.close());
   const page = await browser.newPage({ viewport });
+  // Generous: the machine running the suite may be busy; nothing here asserts speed.
+  page.setDefaultTimeout(60_000);
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));

@@ -199,13 +199,14 @@ function renderRows() {
     const hand = handoffOf(n);
     const badges = [];
     if (hand) badges.push(`<span class="badge handoff" title="crossed from ${esc(n.parent.res.label)} into ${esc(n.res.label)}">⇢ ${esc(crossingName(s))}</span>`);
-    if (s.kind === 'PRODUCER' || s.kind === 'CONSUMER') badges.push(`<span class="badge kind">${s.kind === 'PRODUCER' ? 'send' : 'process'}</span>`);
+    else if (s.kind === 'PRODUCER' || s.kind === 'CONSUMER') badges.push(`<span class="badge kind">${s.kind === 'PRODUCER' ? 'send' : 'process'}</span>`);
     const linkCount = s.links.length + (state.trace.incoming.get(s.id) || []).length;
     if (linkCount) badges.push(`<span class="badge link" title="${linkCount} link(s) to other spans: see details">⇄ ${linkCount}</span>`);
     const collapsedNote = state.collapsed.has(s.id) ? ` <span class="muted">(+${countDescendants(n)})</span>` : '';
     const selected = state.selectedSpan === n ? ' selected' : '';
-    // The duration sits right of the bar, or inside a bar that reaches the right edge.
-    const labelPos = left + width < 82 ? `left:${left + width + 0.5}%` : `left:${left + 0.4}%;color:#fff;font-weight:600`;
+    // The duration sits right of the bar; near the right edge, inside a wide bar or left of a narrow one.
+    const labelPos =
+      left + width < 82 ? `left:${left + width + 0.5}%` : width > 12 ? `left:${left + 0.4}%;color:#fff;font-weight:600` : `right:${100 - left + 0.5}%`;
     html += `<div class="row span-row${selected}${hand ? ' handoff-in' : ''}" style="top:${i * ROW}px" data-span="${s.id}" data-depth="${n.depth}" data-service="${esc(n.res.service)}">
       <div class="name" style="padding-left:${4 + n.depth * 14}px"><span class="toggle">${toggle}</span><span class="chip" style="background:${color}"></span>
         <span class="label${s.status.code === 'ERROR' ? ' err' : ''}">${esc(s.name)}</span>${collapsedNote}${badges.join('')}<span class="proc">${esc(n.res.label)}</span></div>
