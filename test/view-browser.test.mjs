@@ -247,3 +247,36 @@ test('tracehook ui serves the page on 127.0.0.1 only, loads spans on demand, and
   server.kill('SIGINT');
   assert.deepEqual(await exited, { code: 0, signal: null });
 });
+
+test('tracehook ui: loopback only, and one clear line for a bad port, a port in use or a missing directory', async (t) => {
+  const dir = spansDir(t);
+  const busy = http.createServer();
+  await new Promise((r) => busy.listen(0, '127.0.0.1', r));
+  t.after(() => busy.close());
+  const inUse = busy.address().port;
+  for (const [args, message] of [
+    [['ui', dir, '--port', 'abc'], /^tracehook ui: --port: expected a port number 0\.\.65535, got "abc"\n$/],
+    [['ui', dir, '--port', String(inUse)], new RegExp(`^tracehook ui: port ${inUse} on 127\\.0\\.0\\.1 is in use \\(choose another with --port\\)\\n$`)],
+    [['ui', join(dir, 'nope')], /^tracehook ui: .*nope: no such file or directory\n$/],
+    [['ui', '--host', '0.0.0.0'], /^tracehook ui: Unknown option '--host' \(see tracehook ui --help\)\n$/],
+  ]) {
+    const r = await cli(args);
+    assert.equal(r.code, 1, args.join(' '));
+    assert.match(r.stderr, message);
+  }
+
+  const server = spawn(process.execPath, ['bin/tracehook.mjs', 'ui', dir, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => server.kill('SIGKILL'));
+  let out = '';
+  const port = await new Promise((resolve) => server.stdout.setEncoding('utf8').on('data', (d) => {
+    out += d;
+    const m = /127\.0\.0\.1:(\d+)\//.exec(out);
+    if (m) resolve(Number(m[1]));
+  }));
+  assert.equal((await fetch(`http://127.0.0.1:${port}/api/traces`)).status, 200);
+  // Not on the IPv6 loopback either: only 127.0.0.1 is bound.
+  await assert.rejects(fetch(`http://[::1]:${port}/api/traces`));
+  const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve({ code, signal })));
+  server.kill('SIGTERM');
+  assert.deepEqual(await exited, { code: 0, signal: null });
+});
