@@ -243,6 +243,8 @@ test('tracehook ui serves the page on 127.0.0.1 only, loads spans on demand, and
   await page.waitForFunction(() => document.querySelector('#trace-header').textContent.includes('cdcdcdcd'));
   assert.equal(await page.locator('.span-row').count(), 1);
 
+  // The page polls the server: close it first, or its refused requests count as page errors.
+  await page.close();
   const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve({ code, signal })));
   server.kill('SIGINT');
   assert.deepEqual(await exited, { code: 0, signal: null });
