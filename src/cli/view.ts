@@ -7,7 +7,7 @@
  * then only the spans of the traces shown are read again, a bounded chunk of traces at a time.
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { filterRequestLine } from '../span-file/otlp-filter';
 import { ansiPaint, colorEnabled, noPaint, paintCell, type Paint } from '../span-file/paint';
@@ -144,14 +144,20 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
 
   const paint = colorEnabled(io.stdout, io.env) ? ansiPaint : noPaint;
   if (values.html !== undefined) {
-    const html = await buildStaticPage(index, selected);
+    let bytes = 0;
     try {
-      await writeFile(values.html, html);
+      const file = await open(values.html, 'w');
+      try {
+        // Written piece by piece: the page of a big directory is never one string in memory.
+        for await (const piece of buildStaticPage(index, selected)) bytes += (await file.write(piece)).bytesWritten;
+      } finally {
+        await file.close();
+      }
     } catch (err) {
       return fail(`--html: cannot write ${values.html}: ${(err as Error).message}`);
     }
     const spans = selected.reduce((n, s) => n + s.spanCount, 0);
-    await write(io.stdout, `wrote ${values.html}: ${selected.length} traces, ${spans} spans (${(html.length / 1024).toFixed(0)} KiB)\n`);
+    await write(io.stdout, `wrote ${values.html}: ${selected.length} traces, ${spans} spans (${(bytes / 1024).toFixed(0)} KiB)\n`);
   } else if (values.json) {
     const ids = new Set(selected.map((s) => s.traceId));
     for await (const { text } of index.lines(ids)) {

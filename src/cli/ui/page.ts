@@ -98,22 +98,20 @@ export function pageTrace(traceId: string, spans: readonly DecodedSpan[], index:
 }
 
 /**
- * The page for `tracehook view --html`: the summaries of `summaries` and, one script element per
- * trace, their spans (parsed by the page only when the trace is opened).
+ * The page for `tracehook view --html`, in pieces to write one after the other: the summaries of
+ * `summaries` and, one script element per trace, their spans (parsed by the page only when the
+ * trace is opened). Spans are read back a bounded chunk of traces at a time.
  */
-export async function buildStaticPage(index: SpanIndex, summaries: readonly TraceSummary[]): Promise<string> {
-  const parts: string[] = [];
+export async function* buildStaticPage(index: SpanIndex, summaries: readonly TraceSummary[]): AsyncGenerator<string> {
+  const [head, tail] = renderPage(pageData('static', summaries, index.spanCount), '/*TRACES*/').split('/*TRACES*/');
+  yield head;
   const ids = summaries.map((s) => s.traceId);
-  // A bounded number of traces' spans in memory at a time.
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
     const loaded = await index.loadSpans(chunk);
-    for (const id of chunk) {
-      const trace = pageTrace(id, loaded.get(id) ?? [], index);
-      parts.push(`<script type="application/json" data-trace="${id}">${scriptJson(trace)}</script>`);
-    }
+    yield chunk.map((id) => `<script type="application/json" data-trace="${id}">${scriptJson(pageTrace(id, loaded.get(id) ?? [], index))}</script>\n`).join('');
   }
-  return renderPage(pageData('static', summaries, index.spanCount), parts.join('\n'));
+  yield tail;
 }
 
 /** The page for `tracehook ui`: summaries inlined, spans fetched from the server. */
