@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `tracehook run …` and `tracehook view …`; see `tracehook --help`.
+// `tracehook run|view|ui|export …`; see `tracehook --help`.
 import { createRequire } from 'node:module';
 
 const { main } = createRequire(import.meta.url)('../dist/cli/main.js');

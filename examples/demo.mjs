@@ -2,11 +2,13 @@
 // Starts the three example services, each as `node --import @tracehook/register examples/<x>.mjs`
 // writing span files to a fresh directory, runs the client (also traced) against the front, stops
 // the services with SIGTERM, then prints every trace read back from the span files as a tree and
-// checks that one trace crosses all three services with correct parent links. Exit status 0 when
-// every check passes, 1 otherwise; ends within ~25 s whatever hangs.
+// checks that one trace crosses all three services with correct parent links, writes the trace
+// page (<span dir>/traces.html) and prints how to open it. Exit status 0 when every check passes,
+// 1 otherwise; ends within ~25 s whatever hangs.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { killAll, startExample, stopExample, waitForPort } from './support/processes.mjs';
 import { checkCrossProcessTrace, checkUpstreamContinued, parseClientLines } from './support/trace-checks.mjs';
 
@@ -24,6 +26,7 @@ try {
   spanFile = {
     ...(await import('../dist/span-file/decode.js')),
     ...(await import('../dist/span-file/tree.js')),
+    ...(await import('../dist/cli/view.js')),
   };
 } catch (err) {
   console.error(`demo: cannot load dist/span-file (${err.message}); run \`npm run build\` first, or use \`npm run demo\``);
@@ -76,8 +79,13 @@ async function runDemo() {
     checkUpstreamContinued(traces, parseClientLines(client.lines).filter((r) => r.origin === 'upstream')),
   ];
   for (const check of checks) console.log(`check ${check.line}`);
+  const page = join(spansDir, 'traces.html');
+  const quiet = { write: (_text, done) => done?.() };
+  const wrote = (await spanFile.runView([spansDir, '--html', page], { stdout: quiet, stderr: process.stderr, env: {} })) === 0;
   console.log(`\nsee them again: npx tracehook view ${spansDir}`);
-  return checks.every((c) => c.ok);
+  console.log(`in the browser: npx tracehook ui ${spansDir}   (then open http://127.0.0.1:7476/)`);
+  if (wrote) console.log(`or open the file: ${pathToFileURL(page).href}`);
+  return checks.every((c) => c.ok) && wrote;
 }
 
 function describeExit({ code, signal, killed }) {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -36,4 +36,8 @@ test('npm run demo prints a trace that crosses the front, the gRPC service and t
   // The trees themselves: a gRPC server span under the front's gRPC client span.
   assert.match(stdout, /[├└]─ grpc\.demo\.Pricing\/GetQuote +CLIENT .* front\[\d+\] .*\n.*[│ ]  └─ grpc\.demo\.Pricing\/GetQuote +SERVER .* grpc-service\[\d+\]/, context);
   assert.doesNotMatch(stdout, /^check FAIL/m, context);
+  // It ends with how to open the traces in the browser, and the page exists.
+  const ui = new RegExp(`\\nin the browser: npx tracehook ui ${spansDir} .*\\nor open the file: (file://\\S+/traces\\.html)\\n$`).exec(stdout);
+  assert.ok(ui, context);
+  assert.match(readFileSync(new URL(ui[1]), 'utf8'), /^<!doctype html>/);
 });

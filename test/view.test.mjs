@@ -72,6 +72,7 @@ function frontAndDownstream() {
   const grpcCall = front.tracer.startSpan('grpc.demo.Pricing/GetQuote', { kind: SpanKind.CLIENT, startTime: at(1) }, inServer);
   grpcCall.setAttributes({ 'rpc.system': 'grpc', 'rpc.grpc.status_code': 5 });
   grpcCall.setStatus({ code: SpanStatusCode.ERROR, message: 'no price for item "book"' });
+  grpcCall.recordException(new Error('5 NOT_FOUND: no price for item "book"'), at(14));
   const httpCall = front.tracer.startSpan('GET', { kind: SpanKind.CLIENT, startTime: at(2) }, inServer);
   httpCall.setAttributes({ 'http.request.method': 'GET', 'url.full': 'http://127.0.0.1:4001/stock?item=book', 'http.response.status_code': 200 });
   const remote = trace.setSpanContext(ROOT_CONTEXT, { ...httpCall.spanContext(), isRemote: true });
@@ -284,12 +285,12 @@ test('runView prints the trees of a directory, by default $TRACEHOOK_SPANS_DIR',
   assert.equal(out.stderr, '');
 });
 
-test('runView --trace filters by trace id prefix; --json gives parseable data with exact timestamps', async (t) => {
+test('runView --trace filters by trace id prefix; --json passes on OTLP/JSON lines of the traces shown', async (t) => {
   const dir = tempDir(t);
   const { front, downstream } = frontAndDownstream();
   const file = join(dir, '100.jsonl');
-  writeFileSync(file, `${front}\n${downstream}\n`);
-  appendFileSync(file, front.replace(/4bf92f3577b34da6a3ce929d0e0e4736/g, '1'.repeat(32)) + '\n');
+  const other = front.replace(/4bf92f3577b34da6a3ce929d0e0e4736/g, '1'.repeat(32));
+  writeFileSync(file, `${front}\n${downstream}\n${other}\n`);
 
   const text = io();
   assert.equal(await runView([dir, '--trace', '4BF92F'], text.io), 0);
@@ -297,12 +298,30 @@ test('runView --trace filters by trace id prefix; --json gives parseable data wi
 
   const json = io();
   assert.equal(await runView([file, '--json', `--trace=${'1'.repeat(32)}`], json.io), 0);
-  const { traces } = JSON.parse(json.out.stdout);
-  assert.equal(traces.length, 1);
-  assert.equal(traces[0].traceId, '1'.repeat(32));
-  assert.deepEqual(traces[0].spans.map((s) => s.depth), [0, 1, 1]);
-  assert.equal(traces[0].spans[0].startTimeUnixNano, nanos(0).toString());
-  assert.equal(traces[0].spans[0].missingParentSpanId, UPSTREAM.spanId);
+  // The file's own line, byte for byte: all its spans belong to the trace shown.
+  assert.equal(json.out.stdout, `${other}\n`);
+
+  const both = io();
+  assert.equal(await runView([file, '--json', '--trace', '4bf92f'], both.io), 0);
+  const lines = both.out.stdout.trimEnd().split('\n');
+  assert.deepEqual(lines, [front, downstream]);
+  assert.deepEqual(lines.flatMap((l) => decodeSpanLine(l)).map((s) => s.traceId), Array(4).fill(UPSTREAM.traceId));
+});
+
+test('runView --json rebuilds a line whose spans belong to several traces, keeping only those shown', async (t) => {
+  const dir = tempDir(t);
+  const { front } = frontAndDownstream();
+  const request = JSON.parse(front);
+  const mixed = structuredClone(request);
+  mixed.resourceSpans[0].scopeSpans[0].spans[1].traceId = '2'.repeat(32);
+  writeFileSync(join(dir, '1.jsonl'), `${JSON.stringify(mixed)}\n`);
+  const { out, io: captured } = io();
+  assert.equal(await runView([dir, '--json', '--trace', '2222'], captured), 0);
+  const [line, ...rest] = out.stdout.trimEnd().split('\n');
+  assert.deepEqual(rest, []);
+  const spans = decodeSpanLine(line);
+  assert.deepEqual(spans.map((s) => [s.traceId, s.name]), [['2'.repeat(32), mixed.resourceSpans[0].scopeSpans[0].spans[1].name]]);
+  assert.equal(spans[0].resource['service.name'], 'front');
 });
 
 test('runView warns about skipped lines but still prints what it could read', async (t) => {
@@ -343,7 +362,10 @@ test('runView exits 1 with a message naming the argument when there is nothing t
 test('runView --help prints usage and exits 0', async () => {
   const { out, io: captured } = io();
   assert.equal(await runView(['--help'], captured), 0);
-  assert.match(out.stdout, /^Usage: tracehook view \[DIR\|FILE\.\.\.\] \[--trace <traceId>\] \[--json\]/);
+  assert.match(out.stdout, /^Usage: tracehook view \[DIR\|FILE\.\.\.\] \[filters\] \[--list\] \[--verbose\] \[--json\] \[--html FILE\]/);
+  for (const flag of ['--service', '--errors', '--min-duration', '--since', '--until', '--trace', '--name', '--sort', '--limit']) {
+    assert.ok(out.stdout.includes(flag), flag);
+  }
 });
 
 test('the tracehook bin dispatches `view` to runView', async (t) => {
@@ -351,4 +373,141 @@ test('the tracehook bin dispatches `view` to runView', async (t) => {
   writeFileSync(join(dir, '100.jsonl'), `${frontAndDownstream().front}\n`);
   const { stdout } = await promisify(execFile)(process.execPath, ['bin/tracehook.mjs', 'view', dir], { cwd: new URL('..', import.meta.url) });
   assert.match(stdout, /^trace 4bf92f3577b34da6a3ce929d0e0e4736 {2}3 spans {2}1 process \(front\)/);
+});
+
+/**
+ * Four one-process traces written as span file lines: `checkout` 30 ms OK at +0, `search` 5 ms
+ * ERROR at +1 s, `checkout` 120 ms OK at +2 s (with a child `SELECT orders` in `db`), `search`
+ * 1 ms OK at +3 s. Returns the lines and the trace ids in that order.
+ */
+function fourTraces() {
+  const ids = { trace: 0, span: 0 };
+  const procs = { checkout: fakeProcess('checkout', 10, ids), search: fakeProcess('search', 20, ids), db: fakeProcess('db', 30, ids) };
+  const traceIds = [];
+  const make = (service, name, startMs, durMs, error) => {
+    const span = procs[service].tracer.startSpan(name, { kind: SpanKind.SERVER, startTime: at(startMs) });
+    if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: 'boom' });
+    if (name === 'POST /checkout') {
+      const child = procs.db.tracer.startSpan('SELECT orders', { kind: SpanKind.CLIENT, startTime: at(startMs + 1) }, trace.setSpan(ROOT_CONTEXT, span));
+      child.end(at(startMs + 2));
+    }
+    span.end(at(startMs + durMs));
+    traceIds.push(span.spanContext().traceId);
+  };
+  make('checkout', 'GET /cart', 0, 30);
+  make('search', 'GET /search', 1000, 5, true);
+  make('checkout', 'POST /checkout', 2000, 120);
+  make('search', 'GET /search', 3000, 1);
+  return { lines: [procs.checkout.line(), procs.search.line(), procs.db.line()], traceIds };
+}
+
+test('runView filters: --service, --errors, --min-duration, --since/--until, --name, and combinations', async (t) => {
+  const dir = tempDir(t);
+  const { lines, traceIds } = fourTraces();
+  writeFileSync(join(dir, 'all.jsonl'), `${lines.join('\n')}\n`);
+  const listed = async (...args) => {
+    const { out, io: captured } = io();
+    const code = await runView([dir, '--list', ...args], captured);
+    return code === 0 ? out.stdout.trimEnd().split('\n').map((l) => traceIds.indexOf(/\b[0-9a-f]{32}\b/.exec(l)[0])) : out.stderr;
+  };
+  const iso = (ms) => new Date(T0 * 1000 + ms).toISOString();
+  assert.deepEqual(await listed(), [0, 1, 2, 3]);
+  assert.deepEqual(await listed('--service', 'search'), [1, 3]);
+  assert.deepEqual(await listed('--service', 'db'), [2]);
+  assert.deepEqual(await listed('--service', 'db', '--service', 'search'), [1, 2, 3]);
+  assert.deepEqual(await listed('--errors'), [1]);
+  assert.deepEqual(await listed('--min-duration', '30ms'), [0, 2]);
+  assert.deepEqual(await listed('--min-duration', '0.1s'), [2]);
+  assert.deepEqual(await listed('--min-duration', '4000us', '--service', 'search'), [1]);
+  assert.deepEqual(await listed('--since', iso(1000)), [1, 2, 3]);
+  assert.deepEqual(await listed('--since', iso(500), '--until', iso(2500)), [1, 2]);
+  assert.deepEqual(await listed('--name', 'GET /*'), [0, 1, 3]);
+  assert.deepEqual(await listed('--name', 'SELECT ?rders'), [2]);
+  assert.deepEqual(await listed('--name', 'GET'), 'tracehook view: no trace matches --name GET in ' + dir + ' (4 traces read)\n');
+  assert.deepEqual(await listed('--since', '1h'), `tracehook view: no trace matches --since 1h in ${dir} (4 traces read)\n`);
+  assert.deepEqual(await listed('--sort', 'duration'), [2, 0, 1, 3]);
+  assert.deepEqual(await listed('--sort', 'duration', '--limit', '2'), [2, 0]);
+  for (const [args, message] of [
+    [['--min-duration', 'fast'], /--min-duration: expected a duration such as 250ms, 1.5s or 800us, got "fast"/],
+    [['--since', 'yesterday'], /--since: expected an ISO 8601 date or time .* got "yesterday"/],
+    [['--sort', 'size'], /--sort: expected time or duration, got "size"/],
+    [['--json', '--list'], /--list and --json cannot be combined/],
+  ]) {
+    assert.match(await listed(...args), message);
+  }
+});
+
+test('runView --list prints one aligned line per trace: start, id, duration, spans, status, root (service), services', async (t) => {
+  const dir = tempDir(t);
+  const { lines, traceIds } = fourTraces();
+  writeFileSync(join(dir, 'all.jsonl'), `${lines.join('\n')}\n`);
+  const { out, io: captured } = io();
+  assert.equal(await runView([dir, '--list'], captured), 0);
+  assert.equal(
+    out.stdout,
+    [
+      `2023-11-14 22:13:20.000Z  ${traceIds[0]}   30.0 ms  1 span   OK       GET /cart (checkout)       checkout`,
+      `2023-11-14 22:13:21.000Z  ${traceIds[1]}    5.0 ms  1 span   ERROR×1  GET /search (search)       search`,
+      `2023-11-14 22:13:22.000Z  ${traceIds[2]}  120.0 ms  2 spans  OK       POST /checkout (checkout)  checkout, db`,
+      `2023-11-14 22:13:23.000Z  ${traceIds[3]}    1.0 ms  1 span   OK       GET /search (search)       search`,
+      '',
+    ].join('\n'),
+  );
+});
+
+test('runView --verbose shows attributes, events with exception messages, and links under each span', async (t) => {
+  const dir = tempDir(t);
+  const { front, downstream } = frontAndDownstream();
+  writeFileSync(join(dir, '1.jsonl'), `${front}\n${downstream}\n`);
+  const { out, io: captured } = io();
+  assert.equal(await runView([dir, '--verbose'], captured), 0);
+  const text = out.stdout;
+  assert.match(text, /GET \/order .*\n +│ http\.request\.method = "GET"\n/);
+  assert.match(text, /│ +link → trace abababababababababababababababab span cdcdcdcdcdcdcdcd {2}reason="batch"/);
+  assert.match(text, /rpc\.grpc\.status_code = 5\n.*event \+14\.0 ms exception {2}exception\.type="Error" {2}exception\.message="5 NOT_FOUND: no price for item \\"book\\""/);
+  assert.match(text, /event \+5\.0 ms cache miss {2}key="book" {2}ratio=0\.25 {2}hit=false/);
+  // Without --verbose: none of it.
+  const plain = io();
+  await runView([dir], plain.io);
+  assert.doesNotMatch(plain.out.stdout, /http\.request\.method|event|link →/);
+});
+
+test('runView colours on a TTY only, never with NO_COLOR; FORCE_COLOR forces them', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, '1.jsonl'), `${frontAndDownstream().front}\n`);
+  const run = async (isTTY, env, args = []) => {
+    const { out, io: captured } = io(env);
+    captured.stdout.isTTY = isTTY;
+    assert.equal(await runView([dir, ...args], captured), 0);
+    return out.stdout;
+  };
+  const ansi = /\x1b\[\d+m/;
+  const tty = await run(true, {});
+  assert.match(tty, ansi);
+  assert.match(tty, /\x1b\[31mERROR\x1b\[39m/);
+  assert.equal(tty.replace(/\x1b\[\d+m/g, ''), await run(false, {}));
+  assert.doesNotMatch(await run(false, {}), ansi);
+  assert.doesNotMatch(await run(true, { NO_COLOR: '1' }), ansi);
+  assert.doesNotMatch(await run(true, { NO_COLOR: '1' }, ['--list']), ansi);
+  assert.match(await run(false, { FORCE_COLOR: '1' }, ['--list']), ansi);
+});
+
+test('runView reads a directory line by line: many lines, a corrupt line and a cut last line are counted', async (t) => {
+  const dir = tempDir(t);
+  const { front, downstream } = frontAndDownstream();
+  // 3000 copies of the same two lines with fresh trace ids: 3000 traces, 12,000 spans.
+  const parts = [];
+  for (let i = 0; i < 3000; i++) {
+    const id = (i + 1).toString(16).padStart(32, 'a');
+    parts.push(front.replaceAll(UPSTREAM.traceId, id), downstream.replaceAll(UPSTREAM.traceId, id));
+  }
+  writeFileSync(join(dir, 'big.jsonl'), `${parts.join('\n')}\nnot json\n${front.slice(0, 100)}`);
+  const { out, io: captured } = io();
+  assert.equal(await runView([dir, '--list', '--limit', '5'], captured), 0);
+  assert.equal(out.stdout.trimEnd().split('\n').length, 5);
+  assert.match(out.stderr, /skipped 2 lines that are not valid OTLP\/JSON:\n {2}.*big\.jsonl:6001: .*\n {2}.*big\.jsonl:6002 \(truncated last line\)/);
+  const one = io();
+  assert.equal(await runView([dir, '--trace', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaabb8'], one.io), 0);
+  assert.equal(one.out.stdout.match(/^trace /gm).length, 1);
+  assert.match(one.out.stdout, /4 spans {2}2 processes/);
 });

@@ -1,12 +1,18 @@
 import { TRACER_VERSION } from '../context/tracer.js';
+import { runExport } from './export.js';
 import { runRun } from './run.js';
+import { runUi } from './ui-server.js';
 import { runView } from './view.js';
 
 const HELP = `Usage: tracehook <command> [...]
 
 Commands:
   run [options] app.js [args...]   run an app under the tracing preload (tracehook run --help)
-  view [DIR|FILE...]               print the traces in span files (tracehook view --help)
+  view [DIR|FILE...]               print the traces in span files, filter them, write an HTML
+                                   waterfall (tracehook view --help)
+  ui [DIR|FILE...]                 serve the trace page on 127.0.0.1 (tracehook ui --help)
+  export [DIR|FILE...] --endpoint URL
+                                   send span files to an OTLP/HTTP endpoint (tracehook export --help)
 
 The preload alone: node --import @tracehook/register app.js`;
 
@@ -18,6 +24,10 @@ export async function main(argv: string[]): Promise<number> {
       return runRun(rest);
     case 'view':
       return runView(rest);
+    case 'ui':
+      return runUi(rest);
+    case 'export':
+      return runExport(rest);
     case '--version':
       process.stdout.write(`${TRACER_VERSION}\n`);
       return 0;

@@ -1,47 +1,66 @@
 /**
- * `tracehook view`: prints the traces in span files as indented trees (or as JSON).
- * The `tracehook` bin dispatches `tracehook view ...` here with the arguments after `view`.
+ * `tracehook view`: the traces in span files as trees, as a one-line-per-trace list, as OTLP/JSON
+ * or as a self-contained HTML waterfall, with filters. The `tracehook` bin dispatches
+ * `tracehook view ...` here with the arguments after `view`.
+ *
+ * Reading is streaming: the files are indexed line by line (a summary per trace, see SpanIndex),
+ * then only the spans of the traces shown are read again, a bounded chunk of traces at a time.
  */
 import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { readSpans } from '../span-file/decode';
-import { traceToJson } from '../span-file/to-json';
-import { buildTraces, renderTraces } from '../span-file/tree';
+import { filterRequestLine } from '../span-file/otlp-filter';
+import { ansiPaint, colorEnabled, noPaint, paintCell, type Paint } from '../span-file/paint';
+import { SpanIndex, type TraceSummary } from '../span-file/span-index';
+import { formatMs } from '../span-file/span-label';
+import { matchesTraceFilter, type TraceFilter } from '../span-file/trace-filter';
+import { buildTraces, renderTrace } from '../span-file/tree';
 import type { SkippedLine } from '../span-file/types';
+import { buildStaticPage } from './ui/page';
+import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, spanPaths, DEFAULT_SPANS_DIR } from './view-options';
 
 /** Where `runView` writes and which environment it reads; tests pass their own. */
 export interface ViewIO {
-  stdout: { write(text: string, callback?: (err?: Error | null) => void): unknown };
+  stdout: { write(text: string, callback?: (err?: Error | null) => void): unknown; isTTY?: boolean };
   stderr: { write(text: string, callback?: (err?: Error | null) => void): unknown };
   env: Record<string, string | undefined>;
 }
 
-const DEFAULT_SPANS_DIR = '/tmp/spans';
+/** Trees are built for at most about this many spans at once. */
+const TREE_CHUNK_SPANS = 20_000;
 
 /** The text `tracehook view --help` prints. */
-export const VIEW_HELP = `Usage: tracehook view [DIR|FILE...] [--trace <traceId>] [--json]
+export const VIEW_HELP = `Usage: tracehook view [DIR|FILE...] [filters] [--list] [--verbose] [--json] [--html FILE]
 
 Prints the traces found in span files as indented trees: one line per span with its start
-offset, name, kind, duration, status, process (service[pid]) and HTTP/gRPC detail. Spans whose
-parent is in no file read are shown at the root, marked with ⋯.
+offset, name, kind, duration, status, process (service[pid], service[pid:tN] for worker thread N)
+and HTTP/gRPC detail. Spans whose parent is in no file read are shown at the root, marked with ⋯.
 
 Arguments:
-  DIR|FILE           span files (*.jsonl, one OTLP/JSON request per line) or directories of
-                     them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR}
+  DIR|FILE               span files (*.jsonl, one OTLP/JSON request per line) or directories of
+                         them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR}
 
-Options:
-  --trace <traceId>  only the trace with this id (32 hex chars), or the traces whose id starts
-                     with a shorter prefix
-  --json             print {"traces":[...]} as JSON instead (timestamps as decimal strings)
-  -h, --help         print this help
+${FILTER_HELP}
 
-Exit status: 0 when spans were printed, 1 when none were found or an argument is wrong.
+Output:
+  -l, --list             one line per trace: start, trace id, duration, spans, status, root span
+                         (service), services
+  --sort <key>           time (oldest first, the default) or duration (longest first)
+  --limit <n>            at most n traces (the first n in sort order)
+  -v, --verbose          under each span: attributes, events (exceptions with their messages), links
+  --json                 the spans of the traces shown as OTLP/JSON, one ExportTraceServiceRequest
+                         per line (the span file format), for other tools
+  --html <file>          write a self-contained HTML page (trace list, waterfall, details) to file
+  -h, --help             print this help
+
+Colours on a terminal; none when piped or when NO_COLOR is set (FORCE_COLOR=1 forces them).
+Exit status: 0 when traces were shown, 1 when none were found or an argument is wrong.
 `;
 
 /**
  * Runs `tracehook view` with `argv` (the arguments after `view`).
  * Never throws for bad input: it prints one line naming the argument on stderr and returns 1.
- * @returns the exit code: 0 when traces were printed (or help), 1 otherwise.
+ * @returns the exit code: 0 when traces were shown (or help), 1 otherwise.
  */
 export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise<number> {
   const fail = async (message: string): Promise<number> => {
@@ -56,15 +75,18 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
       allowPositionals: true,
       strict: true,
       options: {
-        trace: { type: 'string' },
+        ...FILTER_OPTIONS,
+        list: { type: 'boolean', short: 'l' },
+        sort: { type: 'string' },
+        limit: { type: 'string' },
+        verbose: { type: 'boolean', short: 'v' },
         json: { type: 'boolean' },
+        html: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
-    // parseArgs' messages go on with advice about "--"; its first sentence names the argument.
-    const first = (err as Error).message.split('. ')[0];
-    return fail(`${first} (see tracehook view --help)`);
+    return fail(argumentError(err, 'view'));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -72,13 +94,20 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
     return 0;
   }
 
-  const tracePrefix = values.trace?.toLowerCase();
-  if (tracePrefix !== undefined && !/^[0-9a-f]{1,32}$/.test(tracePrefix)) {
-    return fail(`--trace: expected a trace id (32 hex chars, or a prefix of one), got ${JSON.stringify(values.trace)}`);
+  let filter: TraceFilter;
+  try {
+    filter = filterFromValues(values);
+  } catch (err) {
+    return fail((err as Error).message);
   }
+  const sort = values.sort ?? 'time';
+  if (sort !== 'time' && sort !== 'duration') return fail(`--sort: expected time or duration, got ${JSON.stringify(sort)}`);
+  const limit = values.limit === undefined ? Infinity : Number(values.limit);
+  if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) return fail(`--limit: expected a whole number ≥ 1, got ${JSON.stringify(values.limit)}`);
+  const outputs = [values.list && '--list', values.json && '--json', values.html !== undefined && '--html'].filter(Boolean);
+  if (outputs.length > 1) return fail(`${outputs.join(' and ')} cannot be combined: choose one output`);
 
-  const explicit = positionals.length > 0;
-  const paths = explicit ? positionals : [io.env.TRACEHOOK_SPANS_DIR || DEFAULT_SPANS_DIR];
+  const { paths, explicit } = spanPaths(positionals, io.env);
   for (const p of paths) {
     if (!existsSync(p)) {
       return fail(
@@ -89,39 +118,115 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
     }
   }
 
-  let read;
+  const index = new SpanIndex(paths);
   try {
-    read = await readSpans(paths);
+    await index.refresh({ final: true });
   } catch (err) {
     return fail(`cannot read ${paths.join(', ')}: ${(err as Error).message}`);
   }
-  if (read.skipped.length > 0) await write(io.stderr, skippedNote(read.skipped));
-  if (read.files.length === 0) return fail(`no span files (*.jsonl) in ${paths.join(', ')}`);
-
-  let traces = buildTraces(read.spans);
-  if (traces.length === 0) {
-    return fail(`no spans in ${read.files.length} span file${read.files.length === 1 ? '' : 's'} under ${paths.join(', ')}`);
+  if (index.skippedCount > 0) await write(io.stderr, skippedNote(index.skipped, index.skippedCount));
+  const files = index.fileList;
+  if (files.length === 0) return fail(`no span files (*.jsonl) in ${paths.join(', ')}`);
+  const all = index.summaries();
+  if (all.length === 0) {
+    return fail(`no spans in ${files.length} span file${files.length === 1 ? '' : 's'} under ${paths.join(', ')}`);
   }
-  if (tracePrefix !== undefined) {
-    traces = traces.filter((t) => t.traceId.startsWith(tracePrefix));
-    if (traces.length === 0) {
-      return fail(`--trace: no trace id starts with ${tracePrefix} in ${paths.join(', ')} (${buildTraces(read.spans).length} traces read)`);
+
+  const selected = all.filter((s) => matchesTraceFilter(s, filter)).sort(sort === 'time' ? byStart : byDuration).slice(0, limit);
+  if (selected.length === 0) {
+    const onlyTrace = filter.tracePrefix !== undefined && Object.keys(filter).length === 1;
+    return fail(
+      onlyTrace
+        ? `--trace: no trace id starts with ${filter.tracePrefix} in ${paths.join(', ')} (${all.length} traces read)`
+        : `no trace matches ${describeFilter(values)} in ${paths.join(', ')} (${all.length} traces read)`,
+    );
+  }
+
+  const paint = colorEnabled(io.stdout, io.env) ? ansiPaint : noPaint;
+  if (values.html !== undefined) {
+    let bytes = 0;
+    try {
+      const file = await open(values.html, 'w');
+      try {
+        // Written piece by piece: the page of a big directory is never one string in memory.
+        for await (const piece of buildStaticPage(index, selected)) bytes += (await file.write(piece)).bytesWritten;
+      } finally {
+        await file.close();
+      }
+    } catch (err) {
+      return fail(`--html: cannot write ${values.html}: ${(err as Error).message}`);
     }
-  }
-
-  if (values.json) {
-    await write(io.stdout, `${JSON.stringify({ traces: traces.map(traceToJson) }, null, 2)}\n`);
+    const spans = selected.reduce((n, s) => n + s.spanCount, 0);
+    await write(io.stdout, `wrote ${values.html}: ${selected.length} traces, ${spans} spans (${(bytes / 1024).toFixed(0)} KiB)\n`);
+  } else if (values.json) {
+    const ids = new Set(selected.map((s) => s.traceId));
+    for await (const { text } of index.lines(ids)) {
+      const out = filterRequestLine(text, (id) => ids.has(id));
+      if (out !== undefined) await write(io.stdout, `${out}\n`);
+    }
+  } else if (values.list) {
+    await write(io.stdout, renderList(selected, paint));
   } else {
-    await write(io.stdout, renderTraces(traces));
+    await writeTrees(io, index, selected, { paint, verbose: values.verbose === true });
   }
   return 0;
 }
 
-function skippedNote(skipped: SkippedLine[]): string {
+/** Trees of the selected traces in their order, reading spans back a chunk of traces at a time. */
+async function writeTrees(io: ViewIO, index: SpanIndex, selected: TraceSummary[], options: { paint: Paint; verbose: boolean }): Promise<void> {
+  let first = true;
+  for (let i = 0; i < selected.length; ) {
+    const chunk: TraceSummary[] = [];
+    for (let spans = 0; i < selected.length && (chunk.length === 0 || spans + selected[i].spanCount <= TREE_CHUNK_SPANS); i++) {
+      chunk.push(selected[i]);
+      spans += selected[i].spanCount;
+    }
+    const loaded = await index.loadSpans(chunk.map((s) => s.traceId));
+    for (const summary of chunk) {
+      const [trace] = buildTraces(loaded.get(summary.traceId) ?? []);
+      if (!trace) continue;
+      await write(io.stdout, `${first ? '' : '\n'}${renderTrace(trace, options)}`);
+      first = false;
+    }
+  }
+}
+
+/** One line per trace, aligned: start (UTC), trace id, duration, spans, status, root (service), services. */
+export function renderList(summaries: readonly TraceSummary[], paint: Paint = noPaint): string {
+  const rows = summaries.map((s) => [
+    new Date(s.startMs).toISOString().replace('T', ' '),
+    s.traceId,
+    `${formatMs(s.durationMs)} ms`,
+    `${s.spanCount} span${s.spanCount === 1 ? '' : 's'}`,
+    s.errorCount ? `ERROR×${s.errorCount}` : 'OK',
+    `${s.root.hasParent ? '⋯ ' : ''}${s.root.name} (${s.root.service})`,
+    s.services.join(', '),
+  ]);
+  const widths = rows[0].map((_, col) => rows.reduce((max, r) => Math.max(max, r[col].length), 0));
+  const rightAligned = new Set([2]);
+  return rows
+    .map((row, r) => {
+      const cells = row.map((cell, col) => (rightAligned.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])));
+      cells[0] = paintCell(paint, 'dim', cells[0]);
+      cells[4] = paintCell(paint, summaries[r].errorCount ? 'red' : 'green', cells[4]);
+      return cells.join('  ').trimEnd();
+    })
+    .join('\n')
+    .concat('\n');
+}
+
+function byStart(a: TraceSummary, b: TraceSummary): number {
+  return a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : a.traceId < b.traceId ? -1 : 1;
+}
+
+function byDuration(a: TraceSummary, b: TraceSummary): number {
+  return b.durationMs - a.durationMs || byStart(a, b);
+}
+
+function skippedNote(skipped: SkippedLine[], count: number): string {
   const shown = skipped.slice(0, 3).map((s) => `${s.file}:${s.line}${s.truncated ? ' (truncated last line)' : ''}: ${s.reason}`);
-  if (skipped.length > shown.length) shown.push(`and ${skipped.length - shown.length} more`);
-  const n = skipped.length;
-  return `tracehook view: skipped ${n} line${n === 1 ? '' : 's'} that ${n === 1 ? 'is' : 'are'} not valid OTLP/JSON:\n  ${shown.join('\n  ')}\n`;
+  if (count > shown.length) shown.push(`and ${count - shown.length} more`);
+  return `tracehook view: skipped ${count} line${count === 1 ? '' : 's'} that ${count === 1 ? 'is' : 'are'} not valid OTLP/JSON:\n  ${shown.join('\n  ')}\n`;
 }
 
 // Resolve once the text is handed to the OS, so a caller that exits right after loses nothing.
@@ -132,5 +237,10 @@ function write(stream: ViewIO['stdout'], text: string): Promise<void> {
 }
 
 function defaultIO(): ViewIO {
+  // `tracehook view | head`: the reader went away; stop quietly, as other CLI tools do.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   return { stdout: process.stdout, stderr: process.stderr, env: process.env };
 }

@@ -5,9 +5,10 @@
  *
  * @see https://opentelemetry.io/docs/specs/otel/protocol/file-exporter/
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { toAttributes } from './any-value';
+import { readSpanFileLines } from './line-reader';
 import type {
   DecodedEvent,
   DecodedLink,
@@ -35,16 +36,22 @@ export const SPAN_FILE_EXTENSION = '.jsonl';
  * @throws SyntaxError when the line is not JSON, and TypeError when it is JSON but not a trace
  *   export request (no `resourceSpans` array, or a span without a valid trace id, span id or name).
  */
-export function decodeSpanLine(line: string, file = ''): DecodedSpan[] {
+export function decodeSpanLine(line: string, file = '', options: DecodeOptions = {}): DecodedSpan[] {
   const request: unknown = JSON.parse(line);
-  return decodeExportRequest(request, file);
+  return decodeExportRequest(request, file, options);
+}
+
+/** What {@link decodeSpanLine} may leave out. */
+export interface DecodeOptions {
+  /** Leave span attributes and events empty (`{}`, `[]`): an index that only lists traces needs neither. */
+  skipAttributesAndEvents?: boolean;
 }
 
 /**
  * Decodes a parsed OTLP/JSON `ExportTraceServiceRequest` (the object {@link decodeSpanLine} parses).
  * @throws TypeError as {@link decodeSpanLine}.
  */
-export function decodeExportRequest(request: unknown, file = ''): DecodedSpan[] {
+export function decodeExportRequest(request: unknown, file = '', options: DecodeOptions = {}): DecodedSpan[] {
   const resourceSpans = (request as { resourceSpans?: unknown } | null)?.resourceSpans;
   if (!Array.isArray(resourceSpans)) {
     throw new TypeError('not an OTLP ExportTraceServiceRequest: no "resourceSpans" array');
@@ -55,7 +62,7 @@ export function decodeExportRequest(request: unknown, file = ''): DecodedSpan[] 
     for (const ss of arrayOrEmpty(rs?.scopeSpans)) {
       const scope = decodeScope(ss?.scope);
       for (const span of arrayOrEmpty(ss?.spans)) {
-        out.push(decodeSpan(span, resource, scope, file));
+        out.push(decodeSpan(span, resource, scope, file, options.skipAttributesAndEvents === true));
       }
     }
   }
@@ -77,10 +84,14 @@ export async function readSpans(paths: readonly string[]): Promise<SpanReadResul
   }
   const result: SpanReadResult = { spans: [], files: [...files].sort(), skipped: [] };
   for (const file of result.files) {
-    const { spans, skipped } = decodeSpanFileText(await readFile(file), file);
-    // A loop, not push(...spans): a big file has more spans than a call can take arguments.
-    for (const span of spans) result.spans.push(span);
-    for (const line of skipped) result.skipped.push(line);
+    try {
+      for await (const line of readSpanFileLines(file)) {
+        decodeLineInto(line.text, file, line.line, line.unterminated, result);
+      }
+    } catch (err) {
+      // Removed between listing and reading: nothing to read, as for a missing path.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
   return result;
 }
@@ -109,27 +120,35 @@ export async function readSpanDir(dir: string): Promise<DecodedSpan[]> {
  */
 export function decodeSpanFileText(content: string | Uint8Array, file = ''): { spans: DecodedSpan[]; skipped: SkippedLine[] } {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  const spans: DecodedSpan[] = [];
-  const skipped: SkippedLine[] = [];
+  const out = { spans: [] as DecodedSpan[], skipped: [] as SkippedLine[] };
   let lineNumber = 0;
   for (let start = 0; start < bytes.length; ) {
     const newline = bytes.indexOf(0x0a, start);
     const end = newline === -1 ? bytes.length : newline;
-    const line = bytes.toString('utf8', start, end);
-    lineNumber++;
+    decodeLineInto(bytes.toString('utf8', start, end), file, ++lineNumber, newline === -1, out);
     start = end + 1;
-    if (line.trim() === '') continue;
-    try {
-      spans.push(...decodeSpanLine(line, file));
-    } catch (err) {
-      // A line without its newline is still being written, or was cut by a kill.
-      skipped.push({ file, line: lineNumber, reason: (err as Error).message, truncated: newline === -1 });
-    }
   }
-  return { spans, skipped };
+  return out;
 }
 
-async function listSpanFiles(path: string): Promise<string[]> {
+// Blank lines are ignored; a line that does not decode is recorded, never thrown.
+function decodeLineInto(line: string, file: string, lineNumber: number, unterminated: boolean, out: { spans: DecodedSpan[]; skipped: SkippedLine[] }): void {
+  if (line.trim() === '') return;
+  try {
+    // A loop, not push(...spans): a big line has more spans than a call can take arguments.
+    for (const span of decodeSpanLine(line, file)) out.spans.push(span);
+  } catch (err) {
+    // A line without its newline is still being written, or was cut by a kill.
+    out.skipped.push({ file, line: lineNumber, reason: (err as Error).message, truncated: unterminated });
+  }
+}
+
+/**
+ * The span files a path stands for: a directory's `*.jsonl` files (not recursively), a file
+ * itself, nothing for a path that does not exist. Absolute paths.
+ * @throws I/O errors other than ENOENT
+ */
+export async function listSpanFiles(path: string): Promise<string[]> {
   const abs = resolve(path);
   let info;
   try {
@@ -143,7 +162,7 @@ async function listSpanFiles(path: string): Promise<string[]> {
   return names.filter((n) => n.endsWith(SPAN_FILE_EXTENSION)).map((n) => join(abs, n));
 }
 
-function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedSpan['scope'], file: string): DecodedSpan {
+function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedSpan['scope'], file: string, light: boolean): DecodedSpan {
   if (raw === null || typeof raw !== 'object') throw new TypeError('span is not an object');
   const traceId = decodeId(raw.traceId, 16, 'traceId');
   const spanId = decodeId(raw.spanId, 8, 'spanId');
@@ -164,8 +183,8 @@ function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedS
     startTimeUnixNano,
     endTimeUnixNano,
     durationMs: Number(endTimeUnixNano - startTimeUnixNano) / 1e6,
-    attributes: toAttributes(raw.attributes),
-    events: arrayOrEmpty(raw.events).map(decodeEvent),
+    attributes: light ? {} : toAttributes(raw.attributes),
+    events: light ? [] : arrayOrEmpty(raw.events).map(decodeEvent),
     links: arrayOrEmpty(raw.links).map(decodeLink),
     status: decodeStatus(raw.status),
     resource,
@@ -219,9 +238,13 @@ function decodeEnum<T extends string>(raw: unknown, names: readonly T[], prefix:
   return fallback;
 }
 
-// OTLP/JSON requires hex ids; the generic proto3 JSON mapping would give base64, so accept that
-// too rather than show a trace that never links up.
-function decodeId(raw: unknown, bytes: number, field: string): string {
+/**
+ * A trace or span id as lowercase hex. OTLP/JSON requires hex ids; the generic proto3 JSON mapping
+ * would give base64, so that is accepted too rather than show a trace that never links up.
+ * @param bytes - 16 for a trace id, 8 for a span id
+ * @throws TypeError naming `field` when `raw` is neither
+ */
+export function decodeId(raw: unknown, bytes: number, field: string): string {
   if (typeof raw === 'string') {
     if (raw.length === bytes * 2 && /^[0-9a-fA-F]+$/.test(raw)) return raw.toLowerCase();
     const fromBase64 = Buffer.from(raw, 'base64');

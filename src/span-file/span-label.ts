@@ -43,3 +43,15 @@ export function spanDetail(span: DecodedSpan): string {
 export function formatMs(ms: number): string {
   return ms < 1 ? ms.toFixed(2) : ms.toFixed(1);
 }
+
+/**
+ * An attribute value as text: strings JSON-quoted, bigints as decimal strings, bytes as `base64:…`, arrays
+ * and maps as JSON with those rules inside.
+ */
+export function formatValue(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (typeof v === 'bigint') return v.toString();
+    if (v instanceof Uint8Array) return `base64:${Buffer.from(v).toString('base64')}`;
+    return v === undefined ? null : v;
+  }) ?? 'null';
+}

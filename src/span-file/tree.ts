@@ -4,7 +4,16 @@
  * give the same traces and the same text.
  */
 import type { DecodedSpan } from './types';
-import { formatMs, processLabel, spanDetail } from './span-label';
+import { noPaint, paintCell, serviceStyle, type Paint, type Style } from './paint';
+import { formatMs, formatValue, processLabel, spanDetail } from './span-label';
+
+/** How {@link renderTrace} draws. */
+export interface RenderOptions {
+  /** Colours (default none). */
+  paint?: Paint;
+  /** Under each span: its attributes, events (exception messages included) and links. */
+  verbose?: boolean;
+}
 
 /** A span in its trace's tree. */
 export interface SpanNode {
@@ -71,31 +80,65 @@ export function sortParentFirst(spans: readonly DecodedSpan[]): DecodedSpan[] {
  * status, process (`service[pid]`) and a short HTTP/gRPC detail; orphans start with `⋯` and end
  * with the parent id that was not found. Ends with a newline.
  */
-export function renderTrace(trace: Trace): string {
+export function renderTrace(trace: Trace, options: RenderOptions = {}): string {
+  const paint = options.paint ?? noPaint;
   const rows: string[][] = [];
+  // What the tree draws left of a span's details: its own lead, continued below it.
+  const detailLeads: string[] = [];
   // `lead` is what the ancestors draw: a bar where an ancestor has later siblings, blank otherwise.
   const walk = (node: SpanNode, lead: string, last: boolean): void => {
     const branch = node.depth === 0 ? (node.missingParentSpanId ? '⋯ ' : '') : last ? '└─ ' : '├─ ';
     rows.push(spanRow(trace, node, lead + branch));
     // Children of a root hang under its name, which the orphan marker pushes right by two.
     const childLead = node.depth === 0 ? branch.replace(/./g, ' ') : lead + (last ? '   ' : '│  ');
+    detailLeads.push(childLead + (node.children.length ? '│ ' : '  '));
     node.children.forEach((c, i) => walk(c, childLead, i === node.children.length - 1));
   };
   for (const root of trace.roots) walk(root, '', true);
   const widths = rows[0].map((_, col) => rows.reduce((max, r) => Math.max(max, r[col].length), 0));
   const rightAligned = new Set([0, 3]);
-  const lines = rows.map((row) =>
-    row
-      .map((cell, col) => (rightAligned.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])))
-      .join('  ')
-      .trimEnd(),
-  );
-  return `${traceHeader(trace)}\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+  const lines: string[] = [];
+  rows.forEach((row, i) => {
+    const cells = row.map((cell, col) => (rightAligned.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])));
+    lines.push(paintRow(cells, trace, trace.spans[i].span, paint).join('  ').trimEnd());
+    if (options.verbose) {
+      const indent = `${' '.repeat(widths[0] + 2)}${detailLeads[i]}`;
+      for (const detail of spanDetails(trace, trace.spans[i].span, paint)) lines.push(`${indent}${detail}`);
+    }
+  });
+  return `${paint('bold', traceHeader(trace))}\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }
 
 /** Renders several traces with {@link renderTrace}, separated by a blank line. */
-export function renderTraces(traces: readonly Trace[]): string {
-  return traces.map(renderTrace).join('\n');
+export function renderTraces(traces: readonly Trace[], options: RenderOptions = {}): string {
+  return traces.map((t) => renderTrace(t, options)).join('\n');
+}
+
+// Cells: offset, tree + name, kind, duration, status, process, detail (padded already).
+function paintRow(cells: string[], trace: Trace, span: DecodedSpan, paint: Paint): string[] {
+  if (paint === noPaint) return cells;
+  const service = String(span.resource['service.name'] ?? 'unknown_service');
+  const status: Style = span.status.code === 'ERROR' ? 'red' : span.status.code === 'OK' ? 'green' : 'dim';
+  const styles: (Style | undefined)[] = ['dim', undefined, 'dim', undefined, status, serviceStyle(trace.services.indexOf(service)), 'dim'];
+  return cells.map((cell, i) => (styles[i] ? paintCell(paint, styles[i], cell) : cell));
+}
+
+/** The verbose lines under a span: attributes, events, links. */
+function spanDetails(trace: Trace, span: DecodedSpan, paint: Paint): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(span.attributes)) out.push(`${paint('dim', key)} = ${formatValue(value)}`);
+  for (const event of span.events) {
+    const at = Number(event.timeUnixNano - trace.startTimeUnixNano) / 1e6;
+    const attrs = Object.entries(event.attributes).map(([k, v]) => `${k}=${formatValue(v)}`);
+    const line = `event +${at.toFixed(1)} ms ${event.name}${attrs.length ? `  ${attrs.join('  ')}` : ''}`;
+    out.push(event.name === 'exception' ? paint('red', line) : line);
+  }
+  for (const link of span.links) {
+    const attrs = Object.entries(link.attributes).map(([k, v]) => `${k}=${formatValue(v)}`);
+    const where = link.traceId === trace.traceId ? `span ${link.spanId} (this trace)` : `trace ${link.traceId} span ${link.spanId}`;
+    out.push(`link → ${where}${attrs.length ? `  ${attrs.join('  ')}` : ''}`);
+  }
+  return out;
 }
 
 function buildTrace(traceId: string, spans: DecodedSpan[]): Trace {

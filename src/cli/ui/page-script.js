@@ -1,0 +1,397 @@
+// The tracehook trace page: trace list with filters, waterfall, details. Plain DOM, no network
+// beyond its own server in `tracehook ui` (mode "live"); in a --html file (mode "static") every
+// trace is a JSON script element parsed only when opened. matchesTraceFilter, parseDurationMs and
+// parseTimeMs are inlined before this file from the CLI's own filter module.
+'use strict';
+
+const ROW = 24;
+const TRACE_ROW = 40;
+const OVERSCAN = 12;
+const PALETTE = ['#3b82f6', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4', '#ec4899', '#84cc16', '#f97316', '#6366f1'];
+
+const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+
+const data = JSON.parse($('page-data').textContent);
+const state = {
+  mode: data.mode,
+  traces: data.traces,
+  services: data.services,
+  shown: [],
+  trace: null, // { summary, detail, nodes, byId, rows }
+  collapsed: new Set(),
+  selectedSpan: null,
+};
+
+// ---- colours: one per service, stable for the whole page
+const serviceColor = (service) => {
+  let i = state.services.indexOf(service);
+  if (i < 0) {
+    state.services.push(service);
+    i = state.services.length - 1;
+  }
+  return PALETTE[i % PALETTE.length];
+};
+
+const fmtMs = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms < 1 ? ms.toFixed(2) : ms.toFixed(1)} ms`);
+const fmtTime = (ms) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+const fmtValue = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+// ---- filters
+function currentFilter() {
+  const f = {};
+  const problems = [];
+  const service = $('f-service').value;
+  if (service) f.services = [service];
+  if ($('f-errors').checked) f.errors = true;
+  const min = $('f-min').value.trim();
+  if (min) {
+    const ms = parseDurationMs(min);
+    if (ms === undefined) problems.push('min duration');
+    else f.minDurationMs = ms;
+  }
+  for (const [id, key] of [['f-since', 'sinceMs'], ['f-until', 'untilMs']]) {
+    const text = $(id).value.trim();
+    if (!text) continue;
+    const ms = parseTimeMs(text, Date.now());
+    if (ms === undefined) problems.push(id.slice(2));
+    else f[key] = ms;
+  }
+  const trace = $('f-trace').value.trim().toLowerCase();
+  if (trace) f.tracePrefix = trace;
+  const name = $('f-name').value.trim();
+  if (name) f.name = name;
+  return { f, problems };
+}
+
+function applyFilters() {
+  const { f, problems } = currentFilter();
+  const sort = $('f-sort').value;
+  state.shown = state.traces.filter((t) => matchesTraceFilter(t, f));
+  state.shown.sort(sort === 'duration' ? (a, b) => b.durationMs - a.durationMs || a.startMs - b.startMs : (a, b) => a.startMs - b.startMs);
+  $('count').textContent = `${state.shown.length} of ${state.traces.length} traces` + (problems.length ? ` — not understood: ${problems.join(', ')}` : '');
+  $('list-rows').style.height = state.shown.length * TRACE_ROW + 'px';
+  renderList();
+}
+
+function fillServices() {
+  const select = $('f-service');
+  const current = select.value;
+  const all = [...new Set(state.traces.flatMap((t) => t.services))].sort();
+  select.innerHTML = '<option value="">any</option>' + all.map((s) => `<option>${esc(s)}</option>`).join('');
+  select.value = all.includes(current) ? current : '';
+  for (const s of all) serviceColor(s);
+}
+
+// ---- trace list (virtualised)
+function renderList() {
+  const box = $('list');
+  const first = Math.max(0, Math.floor(box.scrollTop / TRACE_ROW) - OVERSCAN);
+  const last = Math.min(state.shown.length, Math.ceil((box.scrollTop + box.clientHeight) / TRACE_ROW) + OVERSCAN);
+  let html = '';
+  for (let i = first; i < last; i++) {
+    const t = state.shown[i];
+    const selected = state.trace && state.trace.summary.traceId === t.traceId ? ' selected' : '';
+    const status = t.errorCount ? `<span class="err">${t.errorCount} error${t.errorCount > 1 ? 's' : ''}</span>` : '<span class="ok">OK</span>';
+    const dots = t.services.map((s) => `<span title="${esc(s)}"><span class="dot" style="background:${serviceColor(s)}"></span>${esc(s)}</span>`).join(' ');
+    html += `<div class="row trace-row${selected}" style="top:${i * TRACE_ROW}px" data-trace="${t.traceId}">
+      <div class="l1"><span class="root">${t.root.hasParent ? '⋯ ' : ''}${esc(t.root.name)} <span class="muted">${esc(t.root.service)}</span></span><span>${fmtMs(t.durationMs)}</span>${status}</div>
+      <div class="l2"><span>${fmtTime(t.startMs)}</span><span>${t.spanCount} spans</span><span>${dots}</span></div></div>`;
+  }
+  $('list-rows').innerHTML = html;
+}
+
+// ---- loading a trace
+const embedded = new Map();
+for (const el of document.querySelectorAll('script[data-trace]')) embedded.set(el.dataset.trace, el);
+
+async function loadDetail(traceId) {
+  if (state.mode === 'static') {
+    const el = embedded.get(traceId);
+    return el ? JSON.parse(el.textContent) : null;
+  }
+  const res = await fetch(`api/trace/${traceId}`);
+  return res.ok ? res.json() : null;
+}
+
+async function openTrace(traceId, spanId) {
+  const summary = state.traces.find((t) => t.traceId === traceId);
+  const detail = summary && (await loadDetail(traceId));
+  if (!detail) {
+    $('trace-header').innerHTML = `<span class="err">Trace ${esc(traceId)} is not in these span files${state.mode === 'static' ? ' (or not in this page)' : ''}.</span>`;
+    $('wf-rows').innerHTML = '';
+    return;
+  }
+  state.collapsed = new Set();
+  state.trace = buildTree(summary, detail);
+  renderTraceHeader();
+  renderAxis();
+  layoutRows();
+  renderList();
+  const target = spanId && state.trace.byId.get(spanId);
+  selectSpan(target || state.trace.roots[0], !!target);
+}
+
+function buildTree(summary, detail) {
+  const nodes = detail.spans.map((s) => ({ span: s, children: [], depth: 0, parent: null, res: detail.resources[s.res] }));
+  const byId = new Map(nodes.map((n) => [n.span.id, n]));
+  const roots = [];
+  for (const n of nodes) {
+    const parent = n.span.parent && byId.get(n.span.parent);
+    if (parent && parent !== n) {
+      n.parent = parent;
+      parent.children.push(n);
+    } else roots.push(n);
+  }
+  const order = (a, b) => a.span.start - b.span.start || (a.span.id < b.span.id ? -1 : 1);
+  const seen = new Set();
+  const visit = (n, depth) => {
+    seen.add(n);
+    n.depth = depth;
+    n.children.sort(order);
+    for (const c of n.children) visit(c, depth + 1);
+  };
+  roots.sort(order);
+  roots.forEach((r) => visit(r, 0));
+  for (const n of nodes) if (!seen.has(n)) { n.parent = null; roots.push(n); visit(n, 0); } // parent cycles (corrupt files)
+  // Links into this trace from other traces' spans, and between spans of this trace.
+  const incoming = new Map();
+  const addIncoming = (to, from) => (incoming.get(to) || incoming.set(to, []).get(to)).push(from);
+  for (const l of detail.incoming || []) addIncoming(l.toSpanId, { traceId: l.fromTraceId, spanId: l.fromSpanId });
+  for (const n of nodes) for (const l of n.span.links) if (l.traceId === summary.traceId) addIncoming(l.spanId, { traceId: summary.traceId, spanId: n.span.id });
+  let end = 0;
+  for (const n of nodes) end = Math.max(end, n.span.start + n.span.dur);
+  return { summary, detail, nodes, byId, roots, incoming, endUs: Math.max(end, 1), rows: [] };
+}
+
+const handoffOf = (n) => (n.parent && n.parent.res.label !== n.res.label ? n : null);
+// How a span crossed into its thread or process: the messaging system (worker_threads,
+// child_process, cluster, piscina, tinypool), else the RPC system or HTTP.
+const crossingName = (s) => s.attributes['messaging.system'] || s.attributes['rpc.system'] || (s.attributes['http.request.method'] || s.attributes['http.method'] ? 'http' : 'process');
+
+// ---- waterfall (virtualised: only the rows in view are in the DOM)
+function layoutRows() {
+  const rows = [];
+  const walk = (n) => {
+    rows.push(n);
+    if (!state.collapsed.has(n.span.id)) for (const c of n.children) walk(c);
+  };
+  state.trace.roots.forEach(walk);
+  state.trace.rows = rows;
+  $('wf-rows').style.height = rows.length * ROW + 'px';
+  renderRows();
+}
+
+function renderRows() {
+  if (!state.trace) return;
+  const box = $('waterfall');
+  const { rows, endUs } = state.trace;
+  const first = Math.max(0, Math.floor(box.scrollTop / ROW) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((box.scrollTop + box.clientHeight) / ROW) + OVERSCAN);
+  let html = '';
+  for (let i = first; i < last; i++) {
+    const n = rows[i];
+    const s = n.span;
+    const color = serviceColor(n.res.service);
+    const left = (s.start / endUs) * 100;
+    const width = Math.max((s.dur / endUs) * 100, 0.15);
+    const toggle = n.children.length ? (state.collapsed.has(s.id) ? '▸' : '▾') : '';
+    const hand = handoffOf(n);
+    const badges = [];
+    if (hand) badges.push(`<span class="badge handoff" title="crossed from ${esc(n.parent.res.label)} into ${esc(n.res.label)}">⇢ ${esc(crossingName(s))}</span>`);
+    else if (s.kind === 'PRODUCER' || s.kind === 'CONSUMER') badges.push(`<span class="badge kind">${s.kind === 'PRODUCER' ? 'send' : 'process'}</span>`);
+    const linkCount = s.links.length + (state.trace.incoming.get(s.id) || []).length;
+    if (linkCount) badges.push(`<span class="badge link" title="${linkCount} link(s) to other spans: see details">⇄ ${linkCount}</span>`);
+    const collapsedNote = state.collapsed.has(s.id) ? ` <span class="muted">(+${countDescendants(n)})</span>` : '';
+    const selected = state.selectedSpan === n ? ' selected' : '';
+    // The duration sits right of the bar; near the right edge, inside a wide bar or left of a narrow one.
+    const labelPos =
+      left + width < 82 ? `left:${left + width + 0.5}%` : width > 12 ? `left:${left + 0.4}%;color:#fff;font-weight:600` : `right:${100 - left + 0.5}%`;
+    html += `<div class="row span-row${selected}${hand ? ' handoff-in' : ''}" style="top:${i * ROW}px" data-span="${s.id}" data-depth="${n.depth}" data-service="${esc(n.res.service)}">
+      <div class="name" style="padding-left:${4 + n.depth * 14}px"><span class="toggle">${toggle}</span><span class="chip" style="background:${color}"></span>
+        <span class="label${s.status.code === 'ERROR' ? ' err' : ''}">${esc(s.name)}</span>${collapsedNote}${badges.join('')}<span class="proc">${esc(n.res.label)}</span></div>
+      <div class="lane"><div class="bar${s.status.code === 'ERROR' ? ' error' : ''}" style="left:${left}%;width:${width}%;background:${color}"></div>
+        <span class="bar-label" style="${labelPos}">${fmtMs(s.dur / 1000)}</span></div></div>`;
+  }
+  $('wf-rows').innerHTML = html;
+}
+
+function countDescendants(n) {
+  let c = 0;
+  const stack = [...n.children];
+  while (stack.length) {
+    const x = stack.pop();
+    c++;
+    stack.push(...x.children);
+  }
+  return c;
+}
+
+function renderTraceHeader() {
+  const t = state.trace.summary;
+  const services = t.services.map((s) => `<span><span class="dot" style="background:${serviceColor(s)}"></span>${esc(s)}</span>`).join('');
+  $('trace-header').innerHTML = `<div><strong>${esc(t.root.name)}</strong> <span class="mono muted">${t.traceId}</span></div>
+    <div class="muted">${fmtTime(t.startMs)} · ${fmtMs(t.durationMs)} · ${t.spanCount} spans · ${t.processes.length} processes/threads · ${t.errorCount ? `<span class="err">${t.errorCount} errors</span>` : 'no errors'}</div>
+    <div class="services">${services}</div>`;
+}
+
+function renderAxis() {
+  const total = state.trace.endUs / 1000;
+  const step = niceStep(total / 5);
+  let html = '';
+  const digits = step >= 1 ? 0 : Math.min(3, Math.ceil(-Math.log10(step)));
+  for (let v = 0; v <= total + 1e-9; v += step) {
+    const label = v >= 1000 && step >= 100 ? `${+(v / 1000).toFixed(2)} s` : `${v.toFixed(digits)} ms`;
+    html += `<span class="tick" style="left:${(v / total) * 100}%">${label}</span>`;
+  }
+  $('axis').innerHTML = html;
+}
+
+function niceStep(raw) {
+  const p = Math.pow(10, Math.floor(Math.log10(raw || 1)));
+  for (const m of [1, 2, 5, 10]) if (raw <= m * p) return m * p;
+  return 10 * p;
+}
+
+// ---- details pane
+function selectSpan(node, scroll) {
+  if (!node) return;
+  state.selectedSpan = node;
+  location.hash = `trace=${state.trace.summary.traceId}&span=${node.span.id}`;
+  if (scroll) {
+    // Expand collapsed ancestors so the row exists.
+    for (let p = node.parent; p; p = p.parent) state.collapsed.delete(p.span.id);
+    layoutRows();
+    const i = state.trace.rows.indexOf(node);
+    const box = $('waterfall');
+    if (i * ROW < box.scrollTop || i * ROW > box.scrollTop + box.clientHeight - ROW) box.scrollTop = Math.max(0, i * ROW - box.clientHeight / 3);
+  }
+  renderRows();
+  const row = document.querySelector(`.span-row[data-span="${node.span.id}"]`);
+  if (scroll && row) row.classList.add('flash');
+  renderDetails(node);
+}
+
+function table(obj) {
+  const entries = Object.entries(obj || {});
+  if (!entries.length) return '<p class="muted">none</p>';
+  return `<table>${entries.map(([k, v]) => `<tr><td class="k">${esc(k)}</td><td class="mono">${esc(fmtValue(v))}</td></tr>`).join('')}</table>`;
+}
+
+function linkAnchor(traceId, spanId, text) {
+  return `<a data-goto-trace="${traceId}" data-goto-span="${spanId}">${esc(text)}</a>`;
+}
+
+function describeSpanRef(traceId, spanId) {
+  const here = state.trace.summary.traceId === traceId;
+  const n = here && state.trace.byId.get(spanId);
+  if (n) return `${n.span.name} (${n.res.label}) in this trace`;
+  const t = state.traces.find((x) => x.traceId === traceId);
+  return t ? `span ${spanId} in trace ${traceId.slice(0, 8)}… "${t.root.name}"` : `span ${spanId} in trace ${traceId.slice(0, 8)}… (not in these files)`;
+}
+
+function renderDetails(n) {
+  const s = n.span;
+  const t = state.trace;
+  const parts = [];
+  parts.push(`<h2>${esc(s.name)}</h2><div class="muted">${s.kind} · ${esc(n.res.label)} · ${esc(s.scope || '')}</div>`);
+  parts.push(`<table><tr><td class="k">duration</td><td>${fmtMs(s.dur / 1000)}</td></tr>
+    <tr><td class="k">start</td><td>+${fmtMs(s.start / 1000)} from trace start</td></tr>
+    <tr><td class="k">status</td><td class="${s.status.code === 'ERROR' ? 'err' : ''}">${s.status.code}${s.status.message ? ': ' + esc(s.status.message) : ''}</td></tr>
+    <tr><td class="k">span id</td><td class="mono">${s.id}</td></tr>
+    <tr><td class="k">parent</td><td class="mono">${n.parent ? linkAnchor(t.summary.traceId, n.parent.span.id, n.parent.span.name) : s.parent ? esc(s.parent) + ' (not in span files)' : 'none (root)'}</td></tr></table>`);
+  const hand = handoffOf(n);
+  const consumers = n.children.filter(handoffOf);
+  if (hand || consumers.length) {
+    parts.push('<h3>Hand-off</h3>');
+    if (hand) parts.push(`<p>Received from ${linkAnchor(t.summary.traceId, n.parent.span.id, `${n.parent.span.name} (${n.parent.res.label})`)}: crossed into <b>${esc(n.res.label)}</b>${s.attributes['messaging.system'] ? ` over ${esc(s.attributes['messaging.system'])}` : ''}.</p>`);
+    for (const c of consumers) parts.push(`<p>Handed to ${linkAnchor(t.summary.traceId, c.span.id, `${c.span.name} (${c.res.label})`)}.</p>`);
+  }
+  const incoming = t.incoming.get(s.id) || [];
+  if (s.links.length || incoming.length) {
+    parts.push('<h3>Links</h3>');
+    for (const l of s.links) {
+      const attrs = Object.entries(l.attributes || {}).map(([k, v]) => `${k}=${fmtValue(v)}`).join(' ');
+      parts.push(`<p class="link-out">→ ${linkAnchor(l.traceId, l.spanId, describeSpanRef(l.traceId, l.spanId))} <span class="muted">${esc(attrs)}</span></p>`);
+    }
+    for (const l of incoming) parts.push(`<p class="link-in">← linked from ${linkAnchor(l.traceId, l.spanId, describeSpanRef(l.traceId, l.spanId))}</p>`);
+  }
+  parts.push('<h3>Attributes</h3>', table(s.attributes));
+  if (s.events.length) {
+    parts.push('<h3>Events</h3>');
+    for (const e of s.events) {
+      parts.push(`<div class="event${e.name === 'exception' ? ' exception' : ''}"><b>${esc(e.name)}</b> <span class="muted">+${fmtMs(e.t / 1000)}</span>${table(e.attributes)}</div>`);
+    }
+  }
+  parts.push('<h3>Resource</h3>', table(n.res.attributes));
+  $('details').innerHTML = parts.join('');
+}
+
+// ---- events
+$('list').addEventListener('scroll', () => requestAnimationFrame(renderList));
+$('waterfall').addEventListener('scroll', () => requestAnimationFrame(renderRows));
+$('list-rows').addEventListener('click', (e) => {
+  const row = e.target.closest('[data-trace]');
+  if (row) openTrace(row.dataset.trace);
+});
+$('wf-rows').addEventListener('click', (e) => {
+  const row = e.target.closest('[data-span]');
+  if (!row) return;
+  const node = state.trace.byId.get(row.dataset.span);
+  if (e.target.closest('.toggle') && node.children.length) {
+    if (state.collapsed.has(node.span.id)) state.collapsed.delete(node.span.id);
+    else state.collapsed.add(node.span.id);
+    layoutRows();
+    return;
+  }
+  selectSpan(node, false);
+});
+$('details').addEventListener('click', (e) => {
+  const a = e.target.closest('[data-goto-trace]');
+  if (!a) return;
+  const { gotoTrace, gotoSpan } = a.dataset;
+  if (state.trace && gotoTrace === state.trace.summary.traceId) selectSpan(state.trace.byId.get(gotoSpan), true);
+  else openTrace(gotoTrace, gotoSpan);
+});
+let debounce;
+for (const id of ['f-service', 'f-errors', 'f-min', 'f-since', 'f-until', 'f-trace', 'f-name', 'f-sort']) {
+  $(id).addEventListener('input', () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(applyFilters, 120);
+  });
+}
+window.addEventListener('resize', () => { renderList(); renderRows(); });
+
+// ---- live mode: new traces appear while the span files grow
+async function poll() {
+  try {
+    const res = await fetch('api/traces');
+    if (res.ok) {
+      const fresh = await res.json();
+      const changed = fresh.traces.length !== state.traces.length || fresh.spanCount !== state.spanCount;
+      state.spanCount = fresh.spanCount;
+      if (changed) {
+        state.traces = fresh.traces;
+        fillServices();
+        applyFilters();
+      }
+      $('live').textContent = `live · ${fresh.spanCount} spans`;
+    }
+  } catch {
+    $('live').textContent = 'live · server not reachable';
+  }
+}
+
+function start() {
+  fillServices();
+  applyFilters();
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const first = hash.get('trace') || (state.shown[0] && state.shown[0].traceId);
+  if (first) openTrace(first, hash.get('span') || undefined);
+  if (state.mode === 'live') {
+    state.spanCount = data.spanCount;
+    $('live').textContent = `live · ${data.spanCount} spans`;
+    setInterval(poll, 2000);
+  }
+}
+start();
