@@ -93,7 +93,7 @@ export function wantsEsmLoader(config: Pick<TracehookConfig, 'esmLoader' | 'inst
 }
 
 /**
- * Default of `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`, ms: the issue's exit budget is 0.5 s after the app's
+ * Default of `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`, ms: the exit budget is 0.5 s after the app's
  * last line even with a backend that refuses (the OTLP exporter retries until the bound) or never
  * answers; a local Collector takes a few ms per batch, a remote vendor endpoint can need more.
  */

@@ -21,7 +21,7 @@ export const REQUEST_ID_ATTRIBUTE = 'tracehook.request.id';
  * `RuntimeContextSpanProcessor`. Without a registered context manager, `fn` just runs.
  * @param id - request id; numbers are stored as their decimal string
  * @returns what `fn` returns; errors from `fn` propagate unchanged
- * @see ../shared/reference/001 (Anyscale: a SpanProcessor stamping the request id on every span)
+ * @see Anyscale docs, "Tracing guide" for Ray Serve (https://docs.anyscale.com/monitoring/tracing): a SpanProcessor stamping the request id on every span
  */
 export function withRequestId<R>(id: string | number, fn: () => R): R {
   return context.with(context.active().setValue(REQUEST_ID_KEY, String(id)), fn);

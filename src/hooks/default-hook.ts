@@ -14,7 +14,7 @@ import { RuntimeContextSpanProcessor } from '../processors/runtime-context-span-
  * thread id, cluster worker id and request id on every span. Synchronous unless an exporter import path has to be imported, so that
  * `--require` also traces from the app's first line.
  * @throws ConfigError for a bad `TRACEHOOK_EXPORTER_IMPORT_PATH` (as a rejected promise)
- * @see ../shared/reference/003 (Ray's default hook writes spans to files under /tmp/spans)
+ * @see Ray docs, "Tracing" (https://docs.ray.io/en/latest/ray-observability/user-guides/ray-tracing.html): the default hook writes spans to files under /tmp/spans
  */
 export function setupDefaultTracing(): void | Promise<void> {
   const config = readConfig();

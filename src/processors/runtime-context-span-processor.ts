@@ -16,7 +16,7 @@ export const CLUSTER_WORKER_ID_ATTRIBUTE = 'tracehook.cluster.worker.id';
  * - `tracehook.request.id`: the request id of the span's parent context, when one was set with
  *   `withRequestId()` (context key `REQUEST_ID_KEY`).
  * It exports nothing: put it before the exporting processors. Never throws.
- * @see ../shared/reference/001 (Anyscale tracing guide), https://opentelemetry.io/docs/specs/semconv/registry/attributes/
+ * @see Anyscale docs, "Tracing guide" for Ray Serve (https://docs.anyscale.com/monitoring/tracing), https://opentelemetry.io/docs/specs/semconv/registry/attributes/
  */
 export class RuntimeContextSpanProcessor implements SpanProcessor {
   private readonly attributes: Attributes;

@@ -15,7 +15,7 @@ const PROCESSOR_METHODS = ['onStart', 'onEnd', 'forceFlush', 'shutdown'] as cons
  * an array of SpanProcessor.
  * @throws ConfigError naming `TRACEHOOK_EXPORTER_IMPORT_PATH` when the function is missing, takes
  *   parameters, throws, returns a non-array or an item lacking onStart/onEnd/forceFlush/shutdown.
- * @see ../shared/reference/001 (Anyscale, `exporter_import_path`), 004 (Ray PR #61230)
+ * @see Anyscale docs, "Tracing guide" for Ray Serve (https://docs.anyscale.com/monitoring/tracing), `exporter_import_path`; Ray pull request 61230, "Add tracing support in Ray Serve" (https://github.com/ray-project/ray/pull/61230)
  */
 export async function spanProcessorsFromImportPath(value: string): Promise<SpanProcessor[]> {
   const fn = await importFunction(VARIABLE, value);

@@ -23,7 +23,7 @@ export interface TracerProviderOptions {
  * global provider at exit, so a hook that uses this needs no exit handling of its own; spans still
  * open then are ended first, marked `tracehook.incomplete` (an {@link OpenSpanProcessor} comes first).
  * @returns the registered provider
- * @see ../shared/reference/003 (Ray: the startup hook "sets up the Tracer Provider")
+ * @see Ray docs, "Tracing" (https://docs.ray.io/en/latest/ray-observability/user-guides/ray-tracing.html): the startup hook "sets up the Tracer Provider"
  */
 export function registerTracerProvider(options: TracerProviderOptions = {}): BasicTracerProvider {
   const config = options.sampler && options.resource ? undefined : readConfig();

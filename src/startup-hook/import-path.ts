@@ -8,7 +8,7 @@ import { resolveFromApp } from './resolve-from-app.js';
  * A parsed `module:attribute` import path, Ray's `--tracing-startup-hook` syntax.
  * `module` is a package name, a path relative to the working directory, an absolute path or a
  * `file:` URL; `attribute` is a property name, possibly dotted (`a.b`).
- * @see ../shared/reference/003 (Ray core docs, "Tracing startup hook")
+ * @see Ray docs, "Tracing" (https://docs.ray.io/en/latest/ray-observability/user-guides/ray-tracing.html), "Tracing startup hook"
  */
 export interface ImportPath {
   module: string;
