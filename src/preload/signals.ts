@@ -66,14 +66,15 @@ function patch(): SignalPatch {
     if (this !== process) return names;
     return names.filter((n) => (process.listeners(n as NodeJS.Signals) as Listener[]).length > 0).sort((a, b) => order(a) - order(b));
   });
-  define('emit', function (this: unknown, type: unknown, ...args: unknown[]) {
-    if (type === 'newListener' && this === process && !state.hidden.has(args[1] as Listener) && process.listeners(args[0] as NodeJS.Signals).length === 0) {
-      state.created.set(args[0] as string, ++state.seq);
+  // process.emit carries every IPC message and warning: no rest/spread arrays per call.
+  define('emit', function (this: unknown, type: unknown, name?: unknown, listener?: unknown) {
+    if (type === 'newListener' && this === process && !state.hidden.has(listener as Listener) && process.listeners(name as NodeJS.Signals).length === 0) {
+      state.created.set(name as string, ++state.seq);
     }
-    if (type !== 'removeListener') return Reflect.apply(emit, this, [type, ...args]);
+    if (type !== 'removeListener') return Reflect.apply(emit, this, arguments);
     state.removing++;
     try {
-      return Reflect.apply(emit, this, [type, ...args]);
+      return Reflect.apply(emit, this, arguments);
     } finally {
       state.removing--;
     }
