@@ -27,9 +27,25 @@ async function startPreload() {
   if (entry.shouldRegisterEsmLoader()) {
     const { createAddHookMessageChannel } = await import('import-in-the-middle');
     const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
-    register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+    withoutDeprecation('DEP0205', () => register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions));
     acknowledged = waitForAllMessagesAcknowledged;
   }
   await require('./dist/preload.bundle.js').start({ awaited: true });
   await acknowledged?.();
+}
+
+// Node 26 deprecates module.register() (DEP0205): the app must not see a warning it did not cause,
+// and under --throw-deprecation that warning would end it. Only that code, only during our call.
+function withoutDeprecation(code, fn) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    const options = rest[0];
+    if ((typeof options === 'object' ? options?.code : rest[1]) === code) return;
+    return Reflect.apply(emitWarning, this, [warning, ...rest]);
+  };
+  try {
+    return fn();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }

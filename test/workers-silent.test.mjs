@@ -26,3 +26,15 @@ for (const flags of FLAGS) {
     }
   });
 }
+
+// import-in-the-middle's loader goes through module.register(), which Node 26 deprecates (DEP0205):
+// the app must not see that warning, and under --throw-deprecation it must not end the app.
+test('TRACEHOOK_ESM_LOADER=true under --throw-deprecation and --pending-deprecation: the app runs and prints exactly what it prints untraced', async (t) => {
+  const flags = ['--throw-deprecation', '--pending-deprecation'];
+  const env = { TRACEHOOK_SPANS_DIR: spansDir(t), TRACEHOOK_ESM_LOADER: 'true' };
+  const [plain, traced] = await Promise.all([run(APP, { preload: flags, env }), run(APP, { preload: [...flags, '--import', '@tracehook/register'], env })]);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(traced.stderr, '');
+  assert.equal(traced.code, plain.code);
+  assert.equal(traced.stdout, plain.stdout);
+});
