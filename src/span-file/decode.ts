@@ -113,24 +113,6 @@ export async function readSpanDir(dir: string): Promise<DecodedSpan[]> {
   return (await readSpans([dir])).spans;
 }
 
-/**
- * Decodes the whole content of a span file. Exposed for callers that already hold it (a stream,
- * a test); {@link readSpans} uses it with the file's bytes, which keeps files larger than the
- * longest possible JS string readable.
- */
-export function decodeSpanFileText(content: string | Uint8Array, file = ''): { spans: DecodedSpan[]; skipped: SkippedLine[] } {
-  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  const out = { spans: [] as DecodedSpan[], skipped: [] as SkippedLine[] };
-  let lineNumber = 0;
-  for (let start = 0; start < bytes.length; ) {
-    const newline = bytes.indexOf(0x0a, start);
-    const end = newline === -1 ? bytes.length : newline;
-    decodeLineInto(bytes.toString('utf8', start, end), file, ++lineNumber, newline === -1, out);
-    start = end + 1;
-  }
-  return out;
-}
-
 // Blank lines are ignored; a line that does not decode is recorded, never thrown.
 function decodeLineInto(line: string, file: string, lineNumber: number, unterminated: boolean, out: { spans: DecodedSpan[]; skipped: SkippedLine[] }): void {
   if (line.trim() === '') return;
