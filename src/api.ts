@@ -6,13 +6,13 @@
 // Startup hooks and providers: what a tracing startup hook (TRACEHOOK_STARTUP_HOOK) builds with.
 export { registerTracerProvider } from './provider/tracer-provider.js';
 export type { TracerProviderOptions } from './provider/tracer-provider.js';
-export { setupDefaultTracing } from './hooks/default-hook.js';
+export { setupDefaultTracing } from './startup-hook/default-hook.js';
 export { FileSpanExporter } from './exporters/file-span-exporter.js';
 export { createOtlpSpanExporter } from './exporters/otlp-span-exporter.js';
 export { ConfigError } from './config/config-error.js';
 export type { FileSpanExporterOptions } from './exporters/file-span-exporter.js';
-export { BoundedBatchSpanProcessor } from './provider/bounded-batch-span-processor.js';
-export type { BoundedBatchOptions } from './provider/bounded-batch-span-processor.js';
+export { BoundedBatchSpanProcessor } from './processors/bounded-batch-span-processor.js';
+export type { BoundedBatchOptions } from './processors/bounded-batch-span-processor.js';
 
 // Loss accounting: what happened to every ended span of this thread.
 export { getTracingStats } from './diag/tracing-stats.js';

@@ -30,3 +30,11 @@ export function registerCjsPath(): string {
 export function registerMjsUrl(): string {
   return pathToFileURL(join(packageRoot(), 'register.mjs')).href;
 }
+
+/**
+ * The absolute preload flag pair, so a child resolves the preload from any working directory:
+ * `['--require', <register.cjs path>]` or `['--import', <register.mjs file: URL>]`.
+ */
+export function preloadFlags(requireForm: boolean): [string, string] {
+  return requireForm ? ['--require', registerCjsPath()] : ['--import', registerMjsUrl()];
+}

@@ -1,6 +1,6 @@
 import { TRACER_VERSION } from '../context/tracer.js';
 import { runExport } from './export.js';
-import { runRun } from './run.js';
+import { runCommand } from './run.js';
 import { runUi } from './ui-server.js';
 import { runView } from './view.js';
 
@@ -21,7 +21,7 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'run':
-      return runRun(rest);
+      return runCommand(rest);
     case 'view':
       return runView(rest);
     case 'ui':

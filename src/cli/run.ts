@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { registerCjsPath, registerMjsUrl } from '../package-root.js';
+import { preloadFlags } from '../package-root.js';
 
 /** Flags of `tracehook run` and the variable each sets for the preload. */
 const FLAGS: Record<string, string> = {
@@ -72,18 +72,13 @@ export function needsRequireForm(command: RunCommand, nodeOptions = process.env.
   return options.some((o) => /^(-r|--require|--loader|--experimental-loader)(=|$)/.test(o));
 }
 
-/** The absolute preload flag, so the child resolves it from any working directory. */
-export function preloadArgs(requireForm: boolean): string[] {
-  return requireForm ? ['--require', registerCjsPath()] : ['--import', registerMjsUrl()];
-}
-
 /**
  * `tracehook run`: starts the app under the preload and mirrors its end: the same exit code, or the
  * same signal raised on this process. SIGINT, SIGTERM and SIGHUP received here are forwarded.
  * @returns the exit code when the child exits normally; when it dies by a signal this process
  *   dies by the same signal
  */
-export function runRun(argv: string[]): Promise<number> {
+export function runCommand(argv: string[]): Promise<number> {
   if (argv[0] === '--help' || argv[0] === '-h') {
     process.stdout.write(`${RUN_HELP}\n`);
     return Promise.resolve(0);
@@ -95,7 +90,7 @@ export function runRun(argv: string[]): Promise<number> {
     process.stderr.write(`tracehook run: ${(err as Error).message}\n`);
     return Promise.resolve(2);
   }
-  const args = [...preloadArgs(needsRequireForm(command)), ...command.nodeArgs, command.app, ...command.appArgs];
+  const args = [...preloadFlags(needsRequireForm(command)), ...command.nodeArgs, command.app, ...command.appArgs];
   const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, ...command.env } });
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const forward = (signal: NodeJS.Signals) => child.kill(signal);

@@ -9,7 +9,7 @@ import type { TracehookConfig } from '../config/environment.js';
 import { readConfig, wantsEsmLoader } from '../config/environment.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
-import { setupDefaultTracing } from '../hooks/default-hook.js';
+import { setupDefaultTracing } from '../startup-hook/default-hook.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { incomingTracePropagator } from '../instrumentations/http/incoming-trace.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';

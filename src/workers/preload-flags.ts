@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { packageRoot, registerCjsPath, registerMjsUrl } from '../package-root.js';
+import { packageRoot, preloadFlags, registerCjsPath, registerMjsUrl } from '../package-root.js';
 
 /**
  * Where the preload lives and how a new thread or process is told to load it. Absolute paths and
@@ -89,7 +89,7 @@ interface PreloadFlag {
  * This package's preload flags among node options `tokens[0..end)` (an `execArgv`, `NODE_OPTIONS`
  * split as Node splits it, or a child's arguments up to its script).
  */
-function preloadFlags(tokens: readonly string[], end = tokens.length): PreloadFlag[] {
+function findPreloadFlags(tokens: readonly string[], end = tokens.length): PreloadFlag[] {
   const found: PreloadFlag[] = [];
   for (let i = 0; i < end; i++) {
     const token = tokens[i];
@@ -109,9 +109,9 @@ function preloadFlags(tokens: readonly string[], end = tokens.length): PreloadFl
   return found;
 }
 
-/** The kinds of this package's preload flags among node options (see {@link preloadFlags}). */
+/** The kinds of this package's preload flags among node options (see {@link findPreloadFlags}). */
 export function preloadKinds(tokens: readonly string[] | undefined, end?: number): Set<PreloadKind> {
-  return new Set(Array.isArray(tokens) ? preloadFlags(tokens, end).map((f) => f.kind) : []);
+  return new Set(Array.isArray(tokens) ? findPreloadFlags(tokens, end).map((f) => f.kind) : []);
 }
 
 /**
@@ -128,7 +128,7 @@ export function preloadAvailable(): boolean {
  * the preload is not {@link preloadAvailable}. The same array when nothing changes.
  */
 export function withAbsolutePreload<T extends readonly string[]>(tokens: T, end?: number): T | string[] {
-  const flags = preloadFlags(tokens, end);
+  const flags = findPreloadFlags(tokens, end);
   if (flags.length === 0) return tokens;
   const available = preloadAvailable();
   const out = tokens.slice();
@@ -194,8 +194,8 @@ export function nodeOptionsWithAbsolutePreload<T extends string | undefined>(nod
  * the CommonJS entry ran (an app that `--import` would break, e.g. ts-node on Node 20), else
  * `--import <register.mjs URL>`.
  */
-export function preloadArgs(): [string, string] {
-  return usesRequireEntry() ? ['--require', REGISTER_CJS] : ['--import', REGISTER_MJS_URL];
+export function ownPreloadFlags(): [string, string] {
+  return preloadFlags(usesRequireEntry());
 }
 
 /** True when this process loaded the preload through `--require` (`register.cjs`). */
@@ -220,7 +220,7 @@ export function appendNodeOption(current: string | undefined, flag: string, valu
 export function nodeOptionsWithPreload(current: string | undefined, alsoLoaded = false): string | undefined {
   const absolute = nodeOptionsWithAbsolutePreload(current);
   if (alsoLoaded || nodeOptionsPreloadKinds(absolute).size > 0 || !preloadAvailable()) return absolute;
-  return appendNodeOption(absolute, ...preloadArgs());
+  return appendNodeOption(absolute, ...ownPreloadFlags());
 }
 
 const OWN_SCRIPTS = join(ROOT, 'dist') + sep;

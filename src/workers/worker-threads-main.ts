@@ -7,7 +7,7 @@ import { logDebug } from '../diag/logger.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
 import type { PreloadKind } from './preload-flags.js';
-import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, preloadArgs, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload } from './preload-flags.js';
+import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, ownPreloadFlags, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload } from './preload-flags.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
 import { CHANNEL_SECRET, CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
 
@@ -163,7 +163,7 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined):
     const enabled = !isDisabled(env) && !(env !== process.env && readConfig(env).errors.some((e) => e.disablesTracing));
     let peer = enabled && (reaches(preloadKinds(execArgv ?? inheritedExecArgv)) || reaches(nodeOptionsPreloadKinds(nodeOptions)));
     if (!peer && enabled && ownExecArgv !== undefined && preloadAvailable()) {
-      const added = preloadArgs();
+      const added = ownPreloadFlags();
       if (reaches(preloadKinds(added))) {
         execArgv = [...(execArgv ?? ownExecArgv), ...added];
         peer = true;

@@ -2,7 +2,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { readConfig } from '../config/environment.js';
 import { createResource } from '../provider/resource.js';
 import { createSampler } from '../provider/sampler.js';
-import { defaultSpanProcessors } from '../provider/span-processors.js';
+import { defaultSpanProcessors } from '../processors/span-processors.js';
 import { registerTracerProvider } from '../provider/tracer-provider.js';
 import { RuntimeContextSpanProcessor } from '../processors/runtime-context-span-processor.js';
 

@@ -8,7 +8,7 @@ import { warnOnce } from '../diag/logger.js';
 import { isShutdownBoundError, tracingStats } from '../diag/tracing-stats.js';
 import { getPreloadState } from '../state.js';
 import { isSpanWriteError } from '../exporters/span-write-error.js';
-import { estimateSpanBytes } from './span-size.js';
+import { estimateSpanBytes } from '../provider/span-size.js';
 
 /** Options of {@link BoundedBatchSpanProcessor}: the queue configuration plus how the exporter is fed. */
 export interface BoundedBatchOptions extends SpanQueueConfig {
