@@ -14,7 +14,8 @@ import { decodeExportRequest, listSpanFiles } from '../span-file/decode';
 import { readSpanFileLines } from '../span-file/line-reader';
 import { toReadableSpans } from '../span-file/readable-span';
 import type { DecodedSpan } from '../span-file/types';
-import { argumentError, spanPaths, DEFAULT_SPANS_DIR } from './view-options';
+import { argumentError, spanPaths } from './view-options';
+import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
 import type { ViewIO } from './view';
 
 const PROTOCOLS = ['http/json', 'http/protobuf'] as const;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { preloadFlags } from '../package-root.js';
+import { FLAGS_WITH_VALUE, splitNodeOptions } from '../workers/preload-flags.js';
 
 /** Flags of `tracehook run` and the variable each sets for the preload. */
 const FLAGS: Record<string, string> = {
@@ -8,9 +9,6 @@ const FLAGS: Record<string, string> = {
   '--sampling-ratio': 'TRACEHOOK_SAMPLING_RATIO',
   '--spans-dir': 'TRACEHOOK_SPANS_DIR',
 };
-
-/** Node options that take a value as the next argument. */
-const NODE_OPTIONS_WITH_VALUE = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--conditions', '-C']);
 
 export const RUN_HELP = `Usage: tracehook run [options] [node options] app.js [args...]
 
@@ -57,7 +55,7 @@ export function parseRunArgs(argv: string[]): RunCommand {
       env[FLAGS[name]] = value;
     } else {
       nodeArgs.push(arg);
-      if (eq < 0 && NODE_OPTIONS_WITH_VALUE.has(arg) && i + 1 < argv.length) nodeArgs.push(argv[++i]);
+      if (eq < 0 && FLAGS_WITH_VALUE.has(arg) && i + 1 < argv.length) nodeArgs.push(argv[++i]);
     }
   }
   const app = argv[i];
@@ -68,7 +66,7 @@ export function parseRunArgs(argv: string[]): RunCommand {
 /** Whether the app needs `--require` rather than `--import` (see RUN_HELP). */
 export function needsRequireForm(command: RunCommand, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
   if (/\.(c?ts|tsx)$/.test(command.app)) return true;
-  const options = [...command.nodeArgs, ...nodeOptions.split(/\s+/)];
+  const options = [...command.nodeArgs, ...splitNodeOptions(nodeOptions)];
   return options.some((o) => /^(-r|--require|--loader|--experimental-loader)(=|$)/.test(o));
 }
 

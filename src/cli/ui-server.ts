@@ -11,7 +11,8 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { SpanIndex } from '../span-file/span-index';
 import { buildLivePage, pageData, pageTrace } from './ui/page';
-import { argumentError, spanPaths, DEFAULT_SPANS_DIR } from './view-options';
+import { argumentError, spanPaths } from './view-options';
+import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
 import type { ViewIO } from './view';
 
 /** The port `tracehook ui` listens on unless told otherwise. */

@@ -2,6 +2,7 @@
  * The trace filter flags shared by `tracehook view` and `tracehook ui`, for node:util.parseArgs,
  * and their conversion to a {@link TraceFilter}.
  */
+import { readSpansDirConfig } from '../config/spans-dir';
 import { parseDurationMs, parseTimeMs, type TraceFilter } from '../span-file/trace-filter';
 
 /** parseArgs option specs of the filter flags. */
@@ -82,13 +83,10 @@ export function describeFilter(values: FilterValues): string {
   return parts.join(' ');
 }
 
-/** The span directory used when no path is given. */
-export const DEFAULT_SPANS_DIR = '/tmp/spans';
-
-/** The paths given, else `$TRACEHOOK_SPANS_DIR`, else {@link DEFAULT_SPANS_DIR}. */
+/** The paths given, else the preload's spans directory: `$TRACEHOOK_SPANS_DIR`, else `/tmp/spans`. */
 export function spanPaths(positionals: string[], env: Record<string, string | undefined>): { paths: string[]; explicit: boolean } {
   const explicit = positionals.length > 0;
-  return { paths: explicit ? positionals : [env.TRACEHOOK_SPANS_DIR || DEFAULT_SPANS_DIR], explicit };
+  return { paths: explicit ? positionals : [readSpansDirConfig(env).spansDir], explicit };
 }
 
 /** parseArgs' message cut to its first sentence (the rest is advice about "--"), with a pointer to help. */

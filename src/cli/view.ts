@@ -17,7 +17,8 @@ import { matchesTraceFilter, type TraceFilter } from '../span-file/trace-filter'
 import { buildTraces, renderTrace } from '../span-file/tree';
 import type { SkippedLine } from '../span-file/types';
 import { buildStaticPage } from './ui/page';
-import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, spanPaths, DEFAULT_SPANS_DIR } from './view-options';
+import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, spanPaths } from './view-options';
+import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
 
 /** Where `runView` writes and which environment it reads; tests pass their own. */
 export interface ViewIO {

@@ -30,8 +30,19 @@ export class ConfigError extends Error {
 }
 
 /**
+ * A {@link ConfigError} whose variable has a documented fallback (named at the end of `accepted`,
+ * e.g. `…; using 400`), so tracing goes on.
+ */
+export function fallbackError(variable: string, value: string | undefined, accepted: string, detail?: string): ConfigError {
+  const err = new ConfigError(variable, value, accepted, detail);
+  err.disablesTracing = false;
+  return err;
+}
+
+/**
  * True for a ConfigError from any copy of this package: the preload runs from a bundle while a
- * startup hook may use `@tracehook/register/api`, so `instanceof` would miss the other copy's errors.
+ * startup hook may use `@tracehook/register/api`, so `instanceof` would miss the other copy's errors
+ * (docs/architecture.md, "One process, three copies of the code").
  */
 export function isConfigError(err: unknown): err is ConfigError {
   return (err as Error | undefined)?.name === 'ConfigError' && typeof (err as ConfigError).variable === 'string';

@@ -1,4 +1,7 @@
-import { ConfigError } from './config-error.js';
+import { fallbackError } from './config-error.js';
+import type { ConfigError } from './config-error.js';
+import type { Env } from './env.js';
+import { readString } from './env.js';
 
 /**
  * Query parameters whose values the semantic conventions say SHOULD be redacted by default
@@ -74,38 +77,30 @@ export interface RequestDataConfig {
   incomingTrace: IncomingTracePolicy;
 }
 
-type Env = Record<string, string | undefined>;
-
 const POLICIES: readonly IncomingTracePolicy[] = ['continue', 'link', 'ignore'];
 
 /** Reads {@link RequestDataConfig} from `env`; bad values are pushed onto `errors` with their fallback. Never throws. */
 export function readRequestDataConfig(env: Env, errors: ConfigError[]): RequestDataConfig {
-  const bad = (variable: string, value: string, accepted: string) => {
-    const err = new ConfigError(variable, value, accepted);
-    err.disablesTracing = false;
-    errors.push(err);
-  };
-
   const added = (env.TRACEHOOK_REDACT_QUERY_PARAMS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const redactQueryParams = [...new Set([...DEFAULT_REDACTED_QUERY_PARAMS, ...added])];
 
   let requestValueLengthLimit = DEFAULT_REQUEST_VALUE_LENGTH_LIMIT;
   for (const variable of ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT']) {
-    const raw = env[variable]?.trim();
-    if (!raw) continue;
+    const raw = readString(env, variable);
+    if (raw === undefined) continue;
     const n = Number(raw);
     if (/^\d+$/.test(raw) && Number.isSafeInteger(n)) {
       requestValueLengthLimit = n;
       break;
     }
     // The SDK reads these variables too and already reports a value that is not a number at all.
-    if (!Number.isNaN(n)) bad(variable, raw, `a whole number >= 0; request values are cut at ${DEFAULT_REQUEST_VALUE_LENGTH_LIMIT}`);
+    if (!Number.isNaN(n)) errors.push(fallbackError(variable, raw, `a whole number >= 0; request values are cut at ${DEFAULT_REQUEST_VALUE_LENGTH_LIMIT}`));
   }
 
   let incomingTrace: IncomingTracePolicy = 'continue';
-  const policy = env.TRACEHOOK_INCOMING_TRACE?.trim().toLowerCase();
+  const policy = readString(env, 'TRACEHOOK_INCOMING_TRACE')?.toLowerCase();
   if (policy && (POLICIES as readonly string[]).includes(policy)) incomingTrace = policy as IncomingTracePolicy;
-  else if (policy) bad('TRACEHOOK_INCOMING_TRACE', policy, '`continue`, `link` or `ignore`; using continue');
+  else if (policy) errors.push(fallbackError('TRACEHOOK_INCOMING_TRACE', policy, '`continue`, `link` or `ignore`; using continue'));
 
   return { redactQueryParams, requestValueLengthLimit, incomingTrace };
 }

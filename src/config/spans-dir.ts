@@ -1,5 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Env } from './env.js';
+import { readString } from './env.js';
 
 /** Where span files go. */
 export interface SpansDirConfig {
@@ -16,9 +18,12 @@ export interface SpansDirConfig {
 /** Default of `TRACEHOOK_SPANS_DIR`, as Ray's default startup hook. */
 export const DEFAULT_SPANS_DIR = '/tmp/spans';
 
-/** Reads `TRACEHOOK_SPANS_DIR` (`os.tmpdir()` reads `TMPDIR`). */
-export function readSpansDirConfig(env: Record<string, string | undefined>): SpansDirConfig {
-  const explicit = env.TRACEHOOK_SPANS_DIR?.trim();
+/**
+ * Reads `TRACEHOOK_SPANS_DIR` (`os.tmpdir()` reads `TMPDIR`); used by the preload and by the
+ * `tracehook view`, `ui` and `export` commands as the directory read when none is given.
+ */
+export function readSpansDirConfig(env: Env): SpansDirConfig {
+  const explicit = readString(env, 'TRACEHOOK_SPANS_DIR');
   if (explicit) return { spansDir: explicit };
   return { spansDir: DEFAULT_SPANS_DIR, spansFallbackDir: join(tmpdir(), `spans-${process.geteuid?.() ?? 'user'}`) };
 }

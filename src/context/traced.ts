@@ -56,8 +56,9 @@ export type TracedMethodDecorator = <This, Args extends unknown[], Return>(
  * The wrapper keeps `fn`'s `name` and `length` (frameworks such as Express read `length`).
  * Tracer: `@tracehook/register` with the package version.
  *
- * @param nameOrOptions - span name, or {@link TracedOptions}
- * @throws TypeError at wrap time when `fn` is not a function (never at call time)
+ * @param nameOrOptions - span name, or {@link TracedOptions}; always the first argument
+ * @throws TypeError at wrap time when `fn` is not a function, or when options come after the
+ *   function (`traced(fn, { name })`: write `traced({ name }, fn)`), never at call time
  * @see Ray Serve `tracing_decorator_factory` (PR #61230), done without its bugs: the context is
  *   never attached without being detached, an unsampled span never pops its parent.
  * @example
@@ -74,7 +75,11 @@ export function traced<F extends AnyFunction>(nameOrOptions: string | TracedOpti
  */
 export function traced(nameOrOptions?: string | TracedOptions): TracedMethodDecorator;
 export function traced(a?: unknown, b?: unknown): unknown {
-  if (typeof a === 'function') return wrapFunction(a as AnyFunction, {});
+  if (typeof a === 'function') {
+    // Silently ignoring misplaced options would name every span after the function instead.
+    if (b !== undefined) throw new TypeError(`traced(fn, ${typeof b === 'string' ? 'name' : 'options'}): the name or options go first: traced(nameOrOptions, fn)`);
+    return wrapFunction(a as AnyFunction, {});
+  }
   const options = typeof a === 'string' ? { name: a } : ((a ?? {}) as TracedOptions);
   if (typeof b === 'function') return wrapFunction(b as AnyFunction, options);
   if (b !== undefined) throw new TypeError(`traced(nameOrOptions, fn): fn must be a function, got ${typeof b}`);

@@ -1,29 +1,20 @@
 import { inspect } from 'node:util';
 import type { DiagLogger } from '@opentelemetry/api';
 import { DiagLogLevel, diag } from '@opentelemetry/api';
+import type { LogLevel } from '../config/log-level.js';
 import { logDebug, warnOnce } from './logger.js';
-
-const LEVELS: Record<string, DiagLogLevel> = {
-  NONE: DiagLogLevel.NONE,
-  ERROR: DiagLogLevel.ERROR,
-  WARN: DiagLogLevel.WARN,
-  INFO: DiagLogLevel.INFO,
-  DEBUG: DiagLogLevel.DEBUG,
-  VERBOSE: DiagLogLevel.VERBOSE,
-  ALL: DiagLogLevel.ALL,
-};
 
 /** Longest argument text on a WARN line: a backend's garbage response must not flood stderr. */
 const SHORT_ARG_CHARS = 200;
 
 /**
  * Routes OpenTelemetry's `diag` messages (exporter failures, bad configuration) into the tracehook
- * logger at `OTEL_LOG_LEVEL` (default WARN). At WARN and ERROR each distinct message is one line
+ * logger at `level`, the configuration's `OTEL_LOG_LEVEL` (`DiagLogLevel` has the same names). At WARN and ERROR each distinct message is one line
  * with a running count (see warnOnce), its arguments shortened (an error by its message, no stack);
  * from DEBUG on, every message is printed in full with its arguments.
  */
-export function installDiagLogger(level = process.env.OTEL_LOG_LEVEL): void {
-  const logLevel = LEVELS[(level ?? 'WARN').toUpperCase()] ?? DiagLogLevel.WARN;
+export function installDiagLogger(level: LogLevel): void {
+  const logLevel = DiagLogLevel[level];
   const full = logLevel >= DiagLogLevel.DEBUG;
   const line = (message: string, args: unknown[]) => (full ? formatFull(message, args) : formatShort(message, args));
   // Counts and ports vary from one occurrence to the next: the problem is the text without digits.

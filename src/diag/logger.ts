@@ -1,15 +1,16 @@
+import { getConfig } from '../config/current.js';
+import type { LogLevel } from '../config/log-level.js';
+import { LOG_LEVELS } from '../config/log-level.js';
+
 /**
  * The one tracehook logger of a thread. Messages go to stderr prefixed with `[tracehook]` and the
- * component; the level comes from `OTEL_LOG_LEVEL` (NONE, ERROR, WARN, INFO, DEBUG, VERBOSE, ALL;
- * default WARN). A condition that repeats is one line with a running count: printed the 1st, 10th,
+ * component; the level is the configuration's `OTEL_LOG_LEVEL` (NONE, ERROR, WARN, INFO, DEBUG,
+ * VERBOSE, ALL; default WARN). A condition that repeats is one line with a running count: printed the 1st, 10th,
  * 100th… time, and with its total at exit when it happened again since.
  *
  * Configuration errors are always printed (they are the user's only hint that tracing is off),
  * unless the level is NONE.
  */
-const LEVELS = { NONE: 0, ERROR: 1, WARN: 2, INFO: 3, DEBUG: 4, VERBOSE: 5, ALL: 6 } as const;
-type LevelName = keyof typeof LEVELS;
-
 const LOGGER_KEY = Symbol.for('tracehook.logger');
 
 interface Seen {
@@ -28,14 +29,13 @@ interface LoggerState {
 function state(): LoggerState {
   const g = globalThis as typeof globalThis & { [LOGGER_KEY]?: LoggerState };
   if (!g[LOGGER_KEY]) {
-    const name = (process.env.OTEL_LOG_LEVEL ?? 'WARN').toUpperCase() as LevelName;
-    g[LOGGER_KEY] = { level: LEVELS[name] ?? LEVELS.WARN, seen: new Map() };
+    g[LOGGER_KEY] = { level: LOG_LEVELS.indexOf(getConfig().logLevel), seen: new Map() };
   }
   return g[LOGGER_KEY];
 }
 
-function write(level: LevelName, component: string, message: string): void {
-  if (state().level < LEVELS[level]) return;
+function write(level: LogLevel, component: string, message: string): void {
+  if (state().level < LOG_LEVELS.indexOf(level)) return;
   try {
     process.stderr.write(`[tracehook] ${component}: ${message}\n`);
   } catch {

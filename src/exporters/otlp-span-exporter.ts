@@ -2,7 +2,7 @@ import type { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TracehookConfig } from '../config/environment.js';
-import { readConfig } from '../config/environment.js';
+import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
 import { unrefTimersOf } from '../preload/unref-timers.js';
 import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
@@ -19,7 +19,7 @@ import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter"
  */
 export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol']): SpanExporter {
-  const config = readConfig();
+  const config = getConfig();
   const chosen = protocol ?? config.otlpProtocol;
   const exporter = otlpExporter(chosen);
   // OTLPExporterBase → OTLPExportDelegate → RetryingTransport, whose retry() arms the back-off timer.

@@ -1,4 +1,5 @@
-import { isDisabled, readConfig, wantsEsmLoader } from '../config/environment.js';
+import { getConfig } from '../config/current.js';
+import { isDisabled, wantsEsmLoader } from '../config/environment.js';
 import { getPreloadState } from '../state.js';
 
 /**
@@ -7,10 +8,10 @@ import { getPreloadState } from '../state.js';
  * `--import` and `--require`), in which case loading it again is a no-op.
  */
 export function shouldStart(): boolean {
-  return !isDisabled() && !getPreloadState().started;
+  return !isDisabled(process.env) && !getPreloadState().started;
 }
 
 /** Whether `register.mjs` should register import-in-the-middle's ESM loader hook (`TRACEHOOK_ESM_LOADER`). */
 export function shouldRegisterEsmLoader(): boolean {
-  return wantsEsmLoader(readConfig());
+  return wantsEsmLoader(getConfig());
 }

@@ -6,7 +6,8 @@ import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } 
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ConfigError, isConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
-import { readConfig, wantsEsmLoader } from '../config/environment.js';
+import { getConfig } from '../config/current.js';
+import { wantsEsmLoader } from '../config/environment.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../startup-hook/default-hook.js';
@@ -52,11 +53,11 @@ export function start(options: StartOptions = {}): Promise<void> | undefined {
 
 function startOnce(awaited: boolean): Promise<void> | undefined {
   const state = getPreloadState();
-  const config = readConfig();
+  const config = getConfig();
   if (config.disabled) return undefined;
   if (!report(config.errors, config.strict)) return undefined;
 
-  installDiagLogger();
+  installDiagLogger(config.logLevel);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const propagator = incomingTracePropagator(createPropagator(config.propagators), config.requestData.incomingTrace, config.httpInstrumentation === 'stock');
   propagation.setGlobalPropagator(propagator);

@@ -2,6 +2,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
+import { redactUrl } from '../config/otlp.js';
 import { FileSpanExporter, LINE_SPANS } from '../exporters/file-span-exporter.js';
 import { createOtlpSpanExporter } from '../exporters/otlp-span-exporter.js';
 import { importFunction } from '../startup-hook/import-path.js';
@@ -59,7 +60,7 @@ export function defaultSpanProcessors(config: TracehookConfig): SpanProcessor[] 
   }
 }
 
-/** The backend as diagnostics name it: protocol and URL (gRPC's endpoint is the exporter's own reading). */
+/** The backend as diagnostics name it: protocol and URL, credentials redacted (gRPC's endpoint is the exporter's own reading). */
 function otlpDestination(config: TracehookConfig): string {
-  return config.otlpProtocol === 'grpc' ? 'OTLP grpc' : `OTLP ${config.otlpProtocol} ${config.otlpTracesUrl}`;
+  return config.otlpProtocol === 'grpc' ? 'OTLP grpc' : `OTLP ${config.otlpProtocol} ${redactUrl(config.otlpTracesUrl)}`;
 }

@@ -43,6 +43,28 @@ export function envCarrier(env: EnvObject): EnvCarrier {
   };
 }
 
+/**
+ * The propagation fields an environment carries between processes (W3C Trace Context and Baggage),
+ * as `TRACEPARENT`, `TRACESTATE` and `BAGGAGE`.
+ * @see https://opentelemetry.io/docs/specs/otel/context/env-carriers/
+ */
+export const ENV_CARRIER_FIELDS = ['traceparent', 'tracestate', 'baggage'] as const;
+
+/**
+ * The {@link ENV_CARRIER_FIELDS} set in `env` as a plain carrier (`{ traceparent, tracestate?,
+ * baggage? }`), or undefined when `TRACEPARENT` is not set. Reads only `env`.
+ */
+export function carrierFromEnv(env: EnvObject): Record<string, string> | undefined {
+  const carrier = envCarrier(env);
+  if (!carrier.get('traceparent')) return undefined;
+  const fields: Record<string, string> = {};
+  for (const field of ENV_CARRIER_FIELDS) {
+    const value = carrier.get(field);
+    if (value) fields[field] = value;
+  }
+  return fields;
+}
+
 /** The environment variable name of a propagation key: `traceparent` → `TRACEPARENT`. */
 export function envVariableName(key: string): string {
   return key.toUpperCase().replace(/[^A-Z0-9_]/g, '_');

@@ -17,21 +17,17 @@ export function createSampler(config: Pick<TracehookConfig, 'samplingRatio' | 's
   if (config.samplingRatio !== undefined) {
     return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.samplingRatio) });
   }
-  const ratio = () => {
-    const n = Number(config.sampler?.arg ?? 1);
-    return Number.isFinite(n) && n >= 0 && n <= 1 ? n : 1;
-  };
   switch (config.sampler?.name) {
     case 'always_on':
       return new AlwaysOnSampler();
     case 'always_off':
       return new AlwaysOffSampler();
     case 'traceidratio':
-      return new TraceIdRatioBasedSampler(ratio());
+      return new TraceIdRatioBasedSampler(config.sampler.ratio);
     case 'parentbased_always_off':
       return new ParentBasedSampler({ root: new AlwaysOffSampler() });
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampler.ratio) });
     default:
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }

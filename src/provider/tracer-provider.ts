@@ -2,7 +2,7 @@ import { trace } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { readConfig } from '../config/environment.js';
+import { getConfig } from '../config/current.js';
 import { OpenSpanProcessor, flushOpenSpansWith } from '../processors/open-span-processor.js';
 import { createResource } from './resource.js';
 import { createSampler } from './sampler.js';
@@ -26,7 +26,7 @@ export interface TracerProviderOptions {
  * @see Ray docs, "Tracing" (https://docs.ray.io/en/latest/ray-observability/user-guides/ray-tracing.html): the startup hook "sets up the Tracer Provider"
  */
 export function registerTracerProvider(options: TracerProviderOptions = {}): BasicTracerProvider {
-  const config = options.sampler && options.resource ? undefined : readConfig();
+  const config = options.sampler && options.resource ? undefined : getConfig();
   const provider = new BasicTracerProvider({
     sampler: options.sampler ?? createSampler(config!),
     resource: options.resource ?? createResource(config!),

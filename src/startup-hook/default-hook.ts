@@ -1,5 +1,5 @@
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { readConfig } from '../config/environment.js';
+import { getConfig } from '../config/current.js';
 import { createResource } from '../provider/resource.js';
 import { createSampler } from '../provider/sampler.js';
 import { defaultSpanProcessors } from '../processors/span-processors.js';
@@ -17,7 +17,7 @@ import { RuntimeContextSpanProcessor } from '../processors/runtime-context-span-
  * @see Ray docs, "Tracing" (https://docs.ray.io/en/latest/ray-observability/user-guides/ray-tracing.html): the default hook writes spans to files under /tmp/spans
  */
 export function setupDefaultTracing(): void | Promise<void> {
-  const config = readConfig();
+  const config = getConfig();
   const register = (spanProcessors: SpanProcessor[]) => {
     registerTracerProvider({ spanProcessors: [new RuntimeContextSpanProcessor(), ...spanProcessors], sampler: createSampler(config), resource: createResource(config) });
   };

@@ -2,6 +2,7 @@ import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { isDisabled } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
+import { ENV_CARRIER_FIELDS, envCarrier, envVariableName } from '../propagation/env-carrier.js';
 import type { MessagingSystem } from './messaging-spans.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
 import { appendNodeOption, IPC_ENTRY, isNodeExecutable, nodeOptionsWithAbsolutePreload, nodeOptionsWithPreload, optionsEnd, preloadKinds, runsOwnScript, scriptOf, withAbsolutePreload } from './preload-flags.js';
@@ -22,7 +23,6 @@ import { CHANNEL_SECRET, EARLY_IPC_KEY, IPC_CMD, IPC_SECRET_VARIABLE, isInternal
 
 const INSTRUMENTED = Symbol('tracehook.ipc');
 const PATCHED = Symbol('tracehook.childProcess');
-const PROPAGATION_VARIABLES = ['TRACEPARENT', 'TRACESTATE', 'BAGGAGE'] as const;
 
 /** `TRACEPARENT` this process was started with: a child env holding it inherited it, it was not set by the app. */
 let inheritedTraceparent: string | undefined;
@@ -59,7 +59,7 @@ function envChanges(get: (name: string) => string | undefined, runsNode: boolean
   if (spanContext !== undefined && isSpanContextValid(spanContext) && (traceparent === undefined || traceparent === inheritedTraceparent)) {
     const carrier = injectToCarrier(active);
     if (carrier !== undefined) {
-      for (const name of PROPAGATION_VARIABLES) changes.set(name, carrier[name.toLowerCase()] ?? null);
+      for (const field of ENV_CARRIER_FIELDS) changes.set(envVariableName(field), carrier[field] ?? null);
     }
   }
   return changes;
@@ -97,7 +97,7 @@ export function installChildProcessParent(): void {
   const proto = cp.ChildProcess.prototype as unknown as { spawn(options: SpawnOptions): unknown; [PATCHED]?: true };
   if (proto[PATCHED]) return;
   Object.defineProperty(proto, PATCHED, { value: true });
-  inheritedTraceparent = process.env.TRACEPARENT;
+  inheritedTraceparent = envCarrier(process.env).get('traceparent');
 
   const spawn = proto.spawn;
   proto.spawn = function (this: ChildProcessLike, options: SpawnOptions) {

@@ -6,7 +6,8 @@ import { installPoolMain } from './pool-main.js';
 import { installPoolWorker, onPoolStartup } from './pool-worker.js';
 import { setMessagingSpans } from './messaging-spans.js';
 import type { Carrier } from './protocol.js';
-import { enterStartupContext, environmentCarrier } from './startup-context.js';
+import { carrierFromEnv } from '../propagation/env-carrier.js';
+import { enterStartupContext } from './startup-context.js';
 import { flushWorkersSync, installWorkerThreadsMain } from './worker-threads-main.js';
 import { exportSynchronously, installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
 
@@ -29,7 +30,7 @@ export function installWorkerPropagation(config: TracehookConfig): void {
   let startupCarrier: Carrier | undefined;
   if (isMainThread) {
     guarded('child process IPC', installChildProcessChild);
-    startupCarrier = environmentCarrier();
+    startupCarrier = carrierFromEnv(process.env);
   } else {
     const data = guarded('worker side', takeEnvironmentData);
     guarded('worker side', () => installWorkerSide(data, onPoolStartup));

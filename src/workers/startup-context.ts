@@ -76,17 +76,3 @@ export function enterStartupContext(carrier: Carrier | undefined): boolean {
   const entered = enterContext(ctx);
   return inheritByDefault(ctx) || entered;
 }
-
-/**
- * The environment-variable carrier of this process (`TRACEPARENT`, `TRACESTATE`, `BAGGAGE`) as
- * propagation fields, or undefined when `TRACEPARENT` is not set.
- * @see https://opentelemetry.io/docs/specs/otel/context/env-carriers/
- */
-export function environmentCarrier(env: NodeJS.ProcessEnv = process.env): Carrier | undefined {
-  const traceparent = env.TRACEPARENT;
-  if (!traceparent) return undefined;
-  const carrier: Carrier = { traceparent };
-  if (env.TRACESTATE) carrier.tracestate = env.TRACESTATE;
-  if (env.BAGGAGE) carrier.baggage = env.BAGGAGE;
-  return carrier;
-}

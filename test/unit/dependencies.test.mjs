@@ -1,0 +1,81 @@
+// package.json declares exactly what is used: every package the shipped code (src/, register.*, bin/, hooks/)
+// imports is a dependency, every dependency is imported or is an instrumentation loaded by name, and the build
+// scripts' imports are declared too. Reads the source files; needs no build.
+// Usage: node --test test/unit/dependencies.test.mjs
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const root = new URL('../../', import.meta.url).pathname;
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const dependencies = new Set(Object.keys(pkg.dependencies));
+const declared = new Set([...dependencies, ...Object.keys(pkg.devDependencies), pkg.name]);
+
+// hooks/node-sdk.cjs is an example of the user's own OpenTelemetry setup: its first comment lines say which
+// packages the user installs for it.
+const USER_INSTALLED = { 'hooks/node-sdk.cjs': ['@opentelemetry/sdk-node', '@opentelemetry/auto-instrumentations-node'] };
+
+function files(...paths) {
+  const out = [];
+  const walk = (p) => {
+    if (statSync(join(root, p)).isDirectory()) for (const e of readdirSync(join(root, p))) walk(join(p, e));
+    else if (/\.(ts|mjs|cjs|js)$/.test(p)) out.push(p);
+  };
+  paths.forEach(walk);
+  return out;
+}
+
+/** Package names a file loads at run time (type-only imports left out). */
+function imported(file) {
+  const text = readFileSync(join(root, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '')
+    .split('\n')
+    .filter((line) => !/^\s*(import|export) type\b/.test(line))
+    .join('\n')
+    .replace(/typeof import\(\s*['"][^'"]+['"]\s*\)/g, '')
+    // Resolved from a dependency's own folder (a dependency of a dependency, as exit-sender.ts finds grpc-js).
+    .replace(/require\.resolve\(\s*['"][^'"]+['"],\s*\{\s*paths:/g, '');
+  const names = new Set();
+  for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\(\s*|\brequire\(\s*|\brequire\.resolve\(\s*|^import\s+)['"]([^'"./$][^'"]*)['"]/gm)) {
+    if (isBuiltin(m[1])) continue;
+    names.add(m[1].startsWith('@') ? m[1].split('/').slice(0, 2).join('/') : m[1].split('/')[0]);
+  }
+  return names;
+}
+
+const SHIPPED = files('src', 'register.mjs', 'register.cjs', 'bin', 'hooks');
+
+test('every package the shipped code loads is a runtime dependency', () => {
+  for (const file of SHIPPED) {
+    for (const name of imported(file)) {
+      if (name === pkg.name || USER_INSTALLED[file]?.includes(name)) continue;
+      assert.ok(dependencies.has(name), `${file} loads ${name}, which package.json "dependencies" does not declare`);
+    }
+  }
+});
+
+test('every runtime dependency is loaded by the shipped code, or is an instrumentation the preload loads by name', () => {
+  const used = new Set(SHIPPED.flatMap((file) => [...imported(file)]));
+  // src/instrumentations/targets.ts lists the instrumentations loaded by name (`@opentelemetry/instrumentation-<name>`).
+  const targets = readFileSync(join(root, 'src/instrumentations/targets.ts'), 'utf8');
+  for (const m of targets.matchAll(/^\s+"([^"]+)": \[/gm)) used.add(`@opentelemetry/instrumentation-${m[1]}`);
+  for (const name of dependencies) assert.ok(used.has(name), `${name} is a runtime dependency that nothing loads`);
+});
+
+test('each instrumentation loaded by name is declared, at the version the lock file installs', () => {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+  const targets = readFileSync(join(root, 'src/instrumentations/targets.ts'), 'utf8');
+  for (const m of targets.matchAll(/^\s+"([^"]+)": \[/gm)) {
+    const name = `@opentelemetry/instrumentation-${m[1]}`;
+    assert.equal(pkg.dependencies[name], lock.packages[`node_modules/${name}`]?.version, name);
+  }
+});
+
+test('the build and maintenance scripts load only declared packages', () => {
+  for (const file of files('scripts')) {
+    for (const name of imported(file)) assert.ok(declared.has(name), `${file} loads ${name}, which package.json does not declare`);
+  }
+});
