@@ -4,7 +4,7 @@
 // propagator and every instrumentation NodeSDK brings (tracehook's own stay only where NodeSDK has none), so
 // each request gives one SERVER span. The preload flushes NodeSDK's TracerProvider at exit, within
 // TRACEHOOK_SHUTDOWN_TIMEOUT_MS.
-// Use: npm install @opentelemetry/sdk-node, then
+// Use: npm install @opentelemetry/sdk-node @opentelemetry/auto-instrumentations-node, then
 //   TRACEHOOK_STARTUP_HOOK=@tracehook/register/hooks/node-sdk:setupTracing node --import @tracehook/register app.js
 // Spans go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else to span files: through tracehook's exporters,
 // which survive process.exit() (NodeSDK's own OTLP exporter cannot send once the process is exiting).
