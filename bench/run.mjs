@@ -1,4 +1,4 @@
-// Runs every scenario and prints ONE table of medians and ratios against untraced, with the goals of issue 5 and
+// Runs every scenario and prints ONE table of medians and ratios against untraced, with the goal of each row and
 // whether each is met; a full run (no --quick, no --only) also writes bench/RESULTS.md (or any run with --write).
 // Usage: node bench/run.mjs [--quick] [--only startup,throughput,workers,exit,memory,profile] [--rounds n]
 //        [--duration s] [--memory-duration s] [--variants a,b] [--write]

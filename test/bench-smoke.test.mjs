@@ -1,5 +1,5 @@
 // The benchmark harness works end to end: `node bench/run.mjs --quick --only startup --rounds 1` exits 0 and prints
-// a table row for every variant (a variant that cannot run prints an n/a row). No timing is asserted: see issue 5.
+// a table row for every variant (a variant that cannot run prints an n/a row). No timing is asserted: timings belong to `npm run bench` on a quiet machine.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// `npm run demo` end to end (issue 2, "The main job, on real input"): three services and a client,
+// `npm run demo` end to end: three services and a client,
 // each a real child process under `node --import @tracehook/register`, traced into span files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

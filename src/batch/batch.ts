@@ -49,7 +49,7 @@ export type BatchHandler<T, R> = (items: T[]) => ReadonlyArray<R | Error> | Prom
  *
  * @throws TypeError when `handler` is not a function, RangeError for an out-of-range option (at
  *   creation, never per call)
- * @see Ray Serve `@serve.batch` and its tracing (PR #61230), which links only the first request
+ * @see Ray Serve `@serve.batch` and its tracing (Ray pull request 61230, https://github.com/ray-project/ray/pull/61230), which links only the first request
  * @example
  * const embed = batch(async (texts: string[]) => model.embed(texts), { maxBatchSize: 8, batchWaitTimeoutMs: 5 });
  * const vector = await embed('hello');

@@ -32,7 +32,7 @@ export interface BatchSpanOptions {
  *
  * @param contextsOrCarriers - one entry per item; see {@link ContextOrCarrier}
  * @returns what `fn` returns; its errors are rethrown unchanged. Never throws on its own.
- * @see Ray Serve `BatchTraceContextManager` (PR #61230)
+ * @see Ray Serve `BatchTraceContextManager` (Ray pull request 61230, https://github.com/ray-project/ray/pull/61230)
  * @example
  * await startBatchSpan({ name: 'orders process', kind: SpanKind.CONSUMER }, msgs.map((m) => m.headers),
  *   async () => handle(msgs));

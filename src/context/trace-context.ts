@@ -10,7 +10,7 @@ import type { Context } from '@opentelemetry/api';
  * @returns the active context when it carries a valid span context (a local span, sampled or not,
  *   or a remote one from `extractContext`); `undefined` when tracing is off (no context manager
  *   registered) or no span is active. Never throws.
- * @see Ray Serve `get_trace_context()` (PR #61230)
+ * @see Ray Serve `get_trace_context()` (Ray pull request 61230, https://github.com/ray-project/ray/pull/61230)
  */
 export function getTraceContext(): Context | undefined {
   const active = context.active();

@@ -59,7 +59,7 @@ export type TracedMethodDecorator = <This, Args extends unknown[], Return>(
  * @param nameOrOptions - span name, or {@link TracedOptions}; always the first argument
  * @throws TypeError at wrap time when `fn` is not a function, or when options come after the
  *   function (`traced(fn, { name })`: write `traced({ name }, fn)`), never at call time
- * @see Ray Serve `tracing_decorator_factory` (PR #61230), done without its bugs: the context is
+ * @see Ray Serve `tracing_decorator_factory` (Ray pull request 61230, https://github.com/ray-project/ray/pull/61230), done without its bugs: the context is
  *   never attached without being detached, an unsampled span never pops its parent.
  * @example
  * const handle = traced('handle', async (req) => { ... });
