@@ -1,7 +1,7 @@
-import { fallbackError } from './config-error.js';
+import { readChoice } from './choice.js';
 import type { ConfigError } from './config-error.js';
 import type { Env } from './env.js';
-import { readList, readString } from './env.js';
+import { readList } from './env.js';
 import { DEFAULT_INSTRUMENTATIONS } from './instrumentation-defaults.js';
 
 /** Which instrumentations run, and how they are loaded. */
@@ -42,14 +42,4 @@ export function readInstrumentationSelection(env: Env, errors: ConfigError[]): I
 export function wantsEsmLoader(config: Pick<InstrumentationSelection, 'esmLoader' | 'instrumentations'>): boolean {
   if (config.esmLoader !== 'auto') return config.esmLoader === 'true';
   return config.instrumentations.some((name) => !(DEFAULT_INSTRUMENTATIONS as readonly string[]).includes(name));
-}
-
-/** One of `choices` (case-insensitive); the first is the default, taken with one error for any other value. */
-function readChoice<C extends string>(env: Env, name: string, choices: readonly [C, ...C[]], errors: ConfigError[]): C {
-  const value = readString(env, name)?.toLowerCase();
-  if (value === undefined) return choices[0];
-  if ((choices as readonly string[]).includes(value)) return value as C;
-  const listed = choices.map((c) => `\`${c}\``);
-  errors.push(fallbackError(name, value, `${listed.slice(0, -1).join(', ')} or ${listed[listed.length - 1]}; using ${choices[0]}`));
-  return choices[0];
 }

@@ -1,3 +1,4 @@
+import { readChoice } from './choice.js';
 import { fallbackError } from './config-error.js';
 import type { ConfigError } from './config-error.js';
 import type { Env } from './env.js';
@@ -77,8 +78,6 @@ export interface RequestDataConfig {
   incomingTrace: IncomingTracePolicy;
 }
 
-const POLICIES: readonly IncomingTracePolicy[] = ['continue', 'link', 'ignore'];
-
 /** Reads {@link RequestDataConfig} from `env`; bad values are pushed onto `errors` with their fallback. Never throws. */
 export function readRequestDataConfig(env: Env, errors: ConfigError[]): RequestDataConfig {
   const added = (env.TRACEHOOK_REDACT_QUERY_PARAMS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -97,10 +96,6 @@ export function readRequestDataConfig(env: Env, errors: ConfigError[]): RequestD
     if (!Number.isNaN(n)) errors.push(fallbackError(variable, raw, `a whole number >= 0; request values are cut at ${DEFAULT_REQUEST_VALUE_LENGTH_LIMIT}`));
   }
 
-  let incomingTrace: IncomingTracePolicy = 'continue';
-  const policy = readString(env, 'TRACEHOOK_INCOMING_TRACE')?.toLowerCase();
-  if (policy && (POLICIES as readonly string[]).includes(policy)) incomingTrace = policy as IncomingTracePolicy;
-  else if (policy) errors.push(fallbackError('TRACEHOOK_INCOMING_TRACE', policy, '`continue`, `link` or `ignore`; using continue'));
-
+  const incomingTrace = readChoice<IncomingTracePolicy>(env, 'TRACEHOOK_INCOMING_TRACE', ['continue', 'link', 'ignore'], errors);
   return { redactQueryParams, requestValueLengthLimit, incomingTrace };
 }

@@ -249,3 +249,16 @@ test('errors come in the order of the variables, each once', () => {
   const { errors } = readConfig({ TRACEHOOK_STRICT: 'maybe', OTEL_LOG_LEVEL: 'loud', OTEL_PROPAGATORS: 'b3' });
   assert.deepEqual(errors.map((e) => e.variable), ['TRACEHOOK_STRICT', 'OTEL_PROPAGATORS', 'OTEL_LOG_LEVEL']);
 });
+
+test("every variable src/config/ reads has a row in README's configuration table", async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const root = new URL('../../', import.meta.url).pathname;
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## What is traced'));
+  const dir = `${root}src/config/`;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    for (const [, name] of readFileSync(dir + file, 'utf8').matchAll(/'((?:TRACEHOOK|OTEL)_[A-Z_]+)'/g)) {
+      assert.ok(table.includes(`\`${name}\``), `${name} (src/config/${file}) has no row in README's configuration table`);
+    }
+  }
+});
