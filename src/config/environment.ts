@@ -26,7 +26,6 @@ import { readTracesExporters } from './traces-exporter.js';
 
 export { isDisabled } from './disabled.js';
 export { wantsEsmLoader } from './instrumentation-selection.js';
-export { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './time-bounds.js';
 
 /**
  * Everything tracehook reads from the environment, parsed once per thread ({@link getConfig} in
