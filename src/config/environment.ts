@@ -9,6 +9,8 @@ import { DEFAULT_INSTRUMENTATIONS } from './instrumentation-defaults.js';
 import type { SpanQueueConfig } from './span-queue.js';
 import { readSpanQueueConfig } from './span-queue.js';
 import { readSpansDirConfig } from './spans-dir.js';
+import { readTracerKind } from './tracer.js';
+import type { TracerKind } from './tracer.js';
 
 /**
  * Everything tracehook reads from the environment, parsed once. This is the only module that
@@ -61,6 +63,8 @@ export interface TracehookConfig {
   instrumentations: string[];
   /** `TRACEHOOK_HTTP_INSTRUMENTATION`: who makes HTTP SERVER spans; default `fast`. */
   httpInstrumentation: 'fast' | 'stock';
+  /** `TRACEHOOK_TRACER`: tracehook's lean span or the SDK's own tracer; default `lean`. */
+  tracer: TracerKind;
   /**
    * `TRACEHOOK_ESM_LOADER`: register import-in-the-middle's ESM loader hook. `auto` (default): only
    * when an instrumentation outside the default set is enabled.
@@ -199,6 +203,7 @@ export function readConfig(env: Env = process.env): TracehookConfig {
     disabled,
     messagingSpans,
     httpInstrumentation,
+    tracer: readTracerKind(env, errors),
     otlpTracesUrl,
     otlpHeaders,
     esmLoader,
