@@ -1,8 +1,9 @@
-// Span creation: µs per span started and ended, the SDK's BasicTracerProvider (TRACEHOOK_TRACER=stock) against
-// tracehook's LeanTracerProvider (lean), in one process, with the default hook's processors in front (open-span
-// tracking, runtime context) and a sink that keeps the last 1024 ended spans (as a batch queue would hold them).
-// Each round runs every variant once, each in a fresh process, in alternating order; the table has medians over rounds and the ratio
-// lean / stock within each round. Needs `npm run build` first.
+// Span creation: µs per span started and ended. The SDK's BasicTracerProvider (TRACEHOOK_TRACER=stock) against
+// tracehook's LeanTracerProvider (lean) and the steps between: pooled ids alone, and the lean tracer still calling
+// the sampler. The default hook's processors come first (open-span tracking, runtime context), then a sink that keeps
+// the last 1024 ended spans (as a batch queue would hold them). Each round runs every variant once, each in a fresh
+// process, in alternating order; the table has medians over rounds and of the per-round ratios variant / stock.
+// Needs `npm run build` first.
 // Usage: node bench/span.mjs [--rounds n] [--spans n]
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
@@ -40,9 +41,18 @@ class Sink {
   }
 }
 
+const { ParentBasedSampler, AlwaysOnSampler } = require('@opentelemetry/sdk-trace-base');
+
+/** The variants, one step at a time: the SDK's, with pooled ids only, the lean tracer with the sampler called, all of it. */
+const VARIANTS = {
+  stock: (config) => new BasicTracerProvider(config),
+  'stock+ids': (config) => new BasicTracerProvider({ ...config, idGenerator: new PooledIdGenerator() }),
+  'lean, sampler called': (config) => new LeanTracerProvider({ ...config, sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }), idGenerator: new PooledIdGenerator() }),
+  lean: (config) => new LeanTracerProvider({ ...config, idGenerator: new PooledIdGenerator() }),
+};
+
 function provider(kind) {
-  const config = { sampler: createSampler({}), spanProcessors: [new OpenSpanProcessor(), new RuntimeContextSpanProcessor(), new Sink()] };
-  return kind === 'lean' ? new LeanTracerProvider({ ...config, idGenerator: new PooledIdGenerator() }) : new BasicTracerProvider(config);
+  return VARIANTS[kind]({ sampler: createSampler({}), spanProcessors: [new OpenSpanProcessor(), new RuntimeContextSpanProcessor(), new Sink()] });
 }
 
 const remote = trace.setSpanContext(ROOT_CONTEXT, { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED, isRemote: true });
@@ -80,18 +90,18 @@ if (values.child) {
   process.stdout.write(String(run(tracer, SPANS / 2)));
 } else {
   const once = (name) => Number(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', name, '--spans', String(SPANS)], { encoding: 'utf8' }));
-  const results = { stock: [], lean: [] };
-  const ratios = [];
+  const names = Object.keys(VARIANTS);
+  const results = Object.fromEntries(names.map((n) => [n, []]));
+  const ratios = Object.fromEntries(names.map((n) => [n, []]));
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 ? ['lean', 'stock'] : ['stock', 'lean'];
+    const order = r % 2 ? [...names].reverse() : names;
     const us = {};
     for (const name of order) results[name].push((us[name] = once(name)));
-    ratios.push(us.lean / us.stock);
+    for (const name of names) ratios[name].push(us[name] / us.stock);
   }
   const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
   console.log(`node ${process.version}, ${ROUNDS} rounds, each variant in a fresh process: ${SPANS / 4} warm-up then ${SPANS} spans (half SERVER with 8 attributes, half INTERNAL children)`);
-  console.log('| tracer | µs per span (median) | lean / stock (median of rounds) |');
+  console.log('| tracer | µs per span (median) | vs stock (median of per-round ratios) |');
   console.log('|---|---|---|');
-  console.log(`| stock | ${median(results.stock).toFixed(3)} | |`);
-  console.log(`| lean | ${median(results.lean).toFixed(3)} | ×${median(ratios).toFixed(2)} |`);
+  for (const name of names) console.log(`| ${name} | ${median(results[name]).toFixed(3)} | ${name === 'stock' ? '' : `×${median(ratios[name]).toFixed(2)}`} |`);
 }
