@@ -163,3 +163,15 @@ test('span limits (OTEL_SPAN_*_COUNT_LIMIT, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT) c
   assert.equal(manual.events.length, 2);
   assert.equal(manual.links.length, 2);
 });
+
+test("a user's own sampler (drops some spans, changes and adds attributes, sets a trace state) has the same effect under lean and stock", async (t) => {
+  const lean = await runApp(t, 'lean', { USER_SAMPLER: '1' });
+  const stock = await runApp(t, 'stock', { USER_SAMPLER: '1' });
+  compareRuns(lean, stock);
+  const ended = lean.records.filter((r) => r.phase === 'onEnd');
+  assert.ok(!ended.some((r) => r.name === 'rooted'), 'the dropped span is not recorded');
+  const manual = ended.find((r) => r.name === 'manual renamed');
+  assert.equal(manual.spanContext.traceState, 'user=1');
+  assert.deepEqual(Object.keys(manual.attributes), ['app.ok', 'app.num', 'app.bool', 'sampler.links', 'sampler.name', 'process.pid', 'thread.id']);
+  assert.deepEqual([manual.attributes['sampler.links'], manual.attributes['sampler.name']], [2, 'manual']);
+});

@@ -18,6 +18,7 @@ export interface LeanTracerState {
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
 /** `endTime` and `duration` until the span ends (the SDK's values), shared: replaced, never written, at end. */
 const NOT_ENDED: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
 const NO_DURATION: HrTime = Object.freeze([-1, -1]) as unknown as HrTime;
@@ -278,6 +279,36 @@ export class LeanSpan implements Span, ReadableSpan {
 
   get droppedLinksCount(): number {
     return this._droppedLinksCount;
+  }
+
+  /** What `util.inspect` and `console.log` show: the ReadableSpan fields, as for the SDK's span (not the shared tracer state). */
+  [inspectCustom](depth: number, options: { depth?: number | null } | undefined, inspect?: (value: unknown, options: unknown) => string): unknown {
+    if (depth < 0) return '[LeanSpan]';
+    const resource: Attributes = {};
+    for (const [key, value] of this.resource.getRawAttributes()) {
+      if (value != null && typeof (value as { then?: unknown }).then !== 'function') resource[key] ??= value as AttributeValue;
+    }
+    const payload = {
+      name: this.name,
+      kind: this.kind,
+      spanContext: this._spanContext,
+      parentSpanContext: this.parentSpanContext,
+      status: this.status,
+      startTime: this.startTime,
+      endTime: this.endTime,
+      duration: this._duration,
+      ended: this._ended,
+      attributes: this.attributes,
+      events: this.events,
+      links: this.links,
+      droppedAttributesCount: this._droppedAttributesCount,
+      droppedEventsCount: this._droppedEventsCount,
+      droppedLinksCount: this._droppedLinksCount,
+      instrumentationScope: this.instrumentationScope,
+      resource: { attributes: resource },
+    };
+    if (typeof inspect !== 'function' || !options) return payload;
+    return `LeanSpan ${inspect(payload, { ...options, depth: options.depth == null ? options.depth : options.depth - 1 })}`;
   }
 
   private _isSpanEnded(): boolean {

@@ -72,11 +72,11 @@ export class LeanTracer implements Tracer {
       validParent = parent;
     }
     const kind = options.kind ?? SpanKind.INTERNAL;
-    const links: Link[] = options.links === undefined || options.links.length === 0 ? [] : options.links.map(sanitizeLink);
+    const links: Link[] | undefined = options.links === undefined || options.links.length === 0 ? undefined : options.links.map(sanitizeLink);
     let attributes: Attributes = {};
     let count = validateInto(options.attributes, attributes);
     const result: SamplingResult = !this.parentBasedAlwaysOn
-      ? this.sampler.shouldSample(context, traceId, name, kind, attributes, links)
+      ? this.sampler.shouldSample(context, traceId, name, kind, attributes, links ?? [])
       : validParent === undefined || (validParent.traceFlags & TraceFlags.SAMPLED) !== 0
         ? SAMPLED
         : NOT_SAMPLED;
@@ -87,13 +87,13 @@ export class LeanTracer implements Tracer {
       diag.debug('Recording is off, propagating context in a non-recording span');
       return trace.wrapSpanContext(spanContext);
     }
-    if (result.attributes !== undefined) {
-      // The sampler may have changed the attributes it was given, and adds its own: validated again, as the SDK does.
+    if (!this.parentBasedAlwaysOn) {
+      // A sampler may change the attributes it was given and add its own: validated again, as the SDK does.
       const merged = Object.assign(attributes, result.attributes);
       attributes = {};
       count = validateInto(merged, attributes);
     }
-    return new LeanSpan(this.state, context, spanContext, name, kind, validParent, attributes, count, links.length === 0 ? undefined : links, options.startTime);
+    return new LeanSpan(this.state, context, spanContext, name, kind, validParent, attributes, count, links, options.startTime);
   }
 
   startActiveSpan<F extends (span: ApiSpan) => unknown>(name: string, fn: F): ReturnType<F>;
