@@ -23,6 +23,8 @@ import type { TimeBounds } from './time-bounds.js';
 import { readTimeBounds } from './time-bounds.js';
 import type { TracesExporterName } from './traces-exporter.js';
 import { readTracesExporters } from './traces-exporter.js';
+import type { TracerKind } from './tracer.js';
+import { readTracerKind } from './tracer.js';
 
 export { isDisabled } from './disabled.js';
 export { wantsEsmLoader } from './instrumentation-selection.js';
@@ -55,6 +57,8 @@ export interface TracehookConfig
   spanQueue: SpanQueueConfig;
   /** `OTEL_PROPAGATORS`, lowercased; default `['tracecontext', 'baggage']`. */
   propagators: string[];
+  /** `TRACEHOOK_TRACER`: tracehook's lean span or the SDK's own tracer; default `lean`. */
+  tracer: TracerKind;
   /**
    * `TRACEHOOK_MESSAGING_SPANS`: PRODUCER/CONSUMER spans for each message or task crossing into a
    * worker, child process or pool (default true); false only propagates the context across.
@@ -90,6 +94,7 @@ export function readConfig(env: Env): TracehookConfig {
   const logLevel = readLogLevel(env, errors);
   return {
     disabled,
+    tracer: readTracerKind(env, errors),
     strict,
     startupHook: readString(env, 'TRACEHOOK_STARTUP_HOOK'),
     exporterImportPath: readString(env, 'TRACEHOOK_EXPORTER_IMPORT_PATH'),

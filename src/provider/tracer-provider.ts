@@ -4,6 +4,8 @@ import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { getConfig } from '../config/current.js';
 import { OpenSpanProcessor, flushOpenSpansWith } from '../processors/open-span-processor.js';
+import { PooledIdGenerator } from './id-generator.js';
+import { LeanTracerProvider } from './lean-tracer-provider.js';
 import { createResource } from './resource.js';
 import { createSampler } from './sampler.js';
 
@@ -22,16 +24,22 @@ export interface TracerProviderOptions {
  * `trace.set_tracer_provider(TracerProvider())` inside a startup hook. The preload flushes the
  * global provider at exit, so a hook that uses this needs no exit handling of its own; spans still
  * open then are ended first, marked `tracehook.incomplete` (an {@link OpenSpanProcessor} comes first).
+ * With `TRACEHOOK_TRACER=lean` (the default) it is a {@link LeanTracerProvider}, a `BasicTracerProvider`
+ * whose spans cost less to make; `stock` gives the SDK's `BasicTracerProvider` unchanged.
  * @returns the registered provider
  * @see Ray docs, "Tracing" (https://docs.ray.io/en/latest/ray-observability/user-guides/ray-tracing.html): the startup hook "sets up the Tracer Provider"
  */
 export function registerTracerProvider(options: TracerProviderOptions = {}): BasicTracerProvider {
-  const config = options.sampler && options.resource ? undefined : getConfig();
-  const provider = new BasicTracerProvider({
-    sampler: options.sampler ?? createSampler(config!),
-    resource: options.resource ?? createResource(config!),
+  const config = getConfig();
+  const providerConfig = {
+    sampler: options.sampler ?? createSampler(config),
+    resource: options.resource ?? createResource(config),
     spanProcessors: [new OpenSpanProcessor(), ...(options.spanProcessors ?? [])],
-  });
+  };
+  const provider =
+    config.tracer === 'lean'
+      ? new LeanTracerProvider({ ...providerConfig, idGenerator: new PooledIdGenerator() })
+      : new BasicTracerProvider(providerConfig);
   trace.setGlobalTracerProvider(provider);
   flushOpenSpansWith(() => provider.forceFlush());
   return provider;
