@@ -1,5 +1,7 @@
 import { isTrue, readBoolean } from './boolean.js';
 import { ConfigError } from './config-error.js';
+import type { OtlpEncoder } from './encoder.js';
+import { readOtlpEncoder } from './encoder.js';
 import type { RequestDataConfig } from './request-data.js';
 import { readRequestDataConfig } from './request-data.js';
 import { readStartupHookTimeoutMs } from './startup.js';
@@ -71,6 +73,8 @@ export interface TracehookConfig {
    * worker, child process or pool (default true); false only propagates the context across.
    */
   messagingSpans: boolean;
+  /** `TRACEHOOK_OTLP_ENCODER`: who encodes span files and OTLP/HTTP requests; default `direct`. */
+  otlpEncoder: OtlpEncoder;
   /** `OTEL_SERVICE_NAME`, if set. */
   serviceName?: string;
   /** `OTEL_RESOURCE_ATTRIBUTES` as key/value pairs (percent-decoded). */
@@ -194,10 +198,12 @@ export function readConfig(env: Env = process.env): TracehookConfig {
   };
 
   const messagingSpans = readBoolean(env, 'TRACEHOOK_MESSAGING_SPANS', true, errors);
+  const otlpEncoder = readOtlpEncoder(env, errors);
 
   return {
     disabled,
     messagingSpans,
+    otlpEncoder,
     httpInstrumentation,
     otlpTracesUrl,
     otlpHeaders,
