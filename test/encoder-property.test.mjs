@@ -131,4 +131,8 @@ test('OTLP/protobuf: requests larger than the reused buffer, and one after it, s
   const small = big.slice(0, 2);
   assert.deepEqual(Buffer.from(encodeOtlpProtobuf(small)), Buffer.from(ProtobufTraceSerializer.serializeRequest(small)));
   assert.ok(encodeOtlpProtobuf(big).length > 16 * 1024);
+  // Past 1 MiB the buffer is dropped after use: the next request starts small and is still right.
+  const huge = [{ ...big[0], attributes: { blob: 'x'.repeat(2 * 1024 * 1024), 'é': 'é'.repeat(1000) } }];
+  assert.deepEqual(Buffer.from(encodeOtlpProtobuf(huge)), Buffer.from(ProtobufTraceSerializer.serializeRequest(huge)));
+  assert.deepEqual(Buffer.from(encodeOtlpProtobuf(small)), Buffer.from(ProtobufTraceSerializer.serializeRequest(small)));
 });

@@ -1,4 +1,8 @@
 const utf8 = new TextEncoder();
+/** The buffer's first size; it doubles while a request needs more. */
+const INITIAL_BYTES = 16 * 1024;
+/** Larger buffers are dropped after use rather than kept for the process's life. */
+const KEEP_BYTES = 1024 * 1024;
 
 /**
  * A protobuf wire-format writer into one growing buffer that is kept between requests (only the
@@ -10,13 +14,17 @@ const utf8 = new TextEncoder();
  * @see Protocol Buffers documentation, "Encoding"
  */
 export class ProtobufWriter {
-  buf = new Uint8Array(16 * 1024);
+  buf = new Uint8Array(INITIAL_BYTES);
   private view = new DataView(this.buf.buffer);
   pos = 0;
 
-  /** Starts a request; the buffer is reused. */
+  /** Starts a request; the buffer is reused, unless an unusually large request grew it past 1 MiB. */
   reset(): void {
     this.pos = 0;
+    if (this.buf.length > KEEP_BYTES) {
+      this.buf = new Uint8Array(INITIAL_BYTES);
+      this.view = new DataView(this.buf.buffer);
+    }
   }
 
   /** A copy of what was written since {@link reset}. */
