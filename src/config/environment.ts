@@ -23,6 +23,8 @@ import type { TimeBounds } from './time-bounds.js';
 import { readTimeBounds } from './time-bounds.js';
 import type { TracesExporterName } from './traces-exporter.js';
 import { readTracesExporters } from './traces-exporter.js';
+import type { OtlpEncoder } from './encoder.js';
+import { readOtlpEncoder } from './encoder.js';
 import type { TracerKind } from './tracer.js';
 import { readTracerKind } from './tracer.js';
 
@@ -59,6 +61,8 @@ export interface TracehookConfig
   propagators: string[];
   /** `TRACEHOOK_TRACER`: tracehook's lean span or the SDK's own tracer; default `lean`. */
   tracer: TracerKind;
+  /** `TRACEHOOK_OTLP_ENCODER`: who encodes span files and OTLP/HTTP requests; default `direct`. */
+  otlpEncoder: OtlpEncoder;
   /**
    * `TRACEHOOK_MESSAGING_SPANS`: PRODUCER/CONSUMER spans for each message or task crossing into a
    * worker, child process or pool (default true); false only propagates the context across.
@@ -95,6 +99,7 @@ export function readConfig(env: Env): TracehookConfig {
   return {
     disabled,
     tracer: readTracerKind(env, errors),
+    otlpEncoder: readOtlpEncoder(env, errors),
     strict,
     startupHook: readString(env, 'TRACEHOOK_STARTUP_HOOK'),
     exporterImportPath: readString(env, 'TRACEHOOK_EXPORTER_IMPORT_PATH'),

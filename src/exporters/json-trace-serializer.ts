@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { getConfig } from '../config/current.js';
+import { encodeOtlpJson } from '../encoding/otlp-json.js';
 import { packageRoot } from '../package-root.js';
 
 type Transformer = typeof import('@opentelemetry/otlp-transformer');
@@ -14,17 +16,25 @@ interface SerializerBundle {
 let toJson: ((spans: ReadableSpan[]) => string) | undefined;
 
 /**
- * Encodes spans as one OTLP/JSON `ExportTraceServiceRequest` (hex trace and span ids), with
- * @opentelemetry/otlp-transformer. Loaded at the first use rather than at startup: from the build's
- * small bundle of it (dist/otlp-json.bundle.js, ≈ 3 ms) when present, else from the package
- * (≈ 100 ms: it brings protobuf, metrics and logs along).
+ * Encodes spans as one OTLP/JSON `ExportTraceServiceRequest` (hex trace and span ids): straight
+ * from the spans ({@link encodeOtlpJson}), or with `TRACEHOOK_OTLP_ENCODER=stock` with
+ * @opentelemetry/otlp-transformer, the same text either way. The stock serializer is loaded at the
+ * first use rather than at startup: from the build's small bundle of it (dist/otlp-json.bundle.js,
+ * ≈ 3 ms) when present, else from the package (≈ 100 ms: it brings protobuf, metrics and logs along).
  * @returns the request as a JSON string (no trailing newline)
  */
 export function spansToOtlpJson(spans: ReadableSpan[]): string {
-  return (toJson ??= load())(spans);
+  return (toJson ??= getConfig().otlpEncoder === 'stock' ? stockSpansToOtlpJson : encodeOtlpJson)(spans);
 }
 
-function load(): (spans: ReadableSpan[]) => string {
+/** otlp-transformer's JSON serializer, as `TRACEHOOK_OTLP_ENCODER=stock` selects. */
+export function stockSpansToOtlpJson(spans: ReadableSpan[]): string {
+  return (stock ??= loadStock())(spans);
+}
+
+let stock: ((spans: ReadableSpan[]) => string) | undefined;
+
+function loadStock(): (spans: ReadableSpan[]) => string {
   let bundle: SerializerBundle;
   try {
     bundle = require(join(packageRoot(), 'dist', 'otlp-json.bundle.js')) as SerializerBundle;

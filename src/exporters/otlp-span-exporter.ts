@@ -5,6 +5,7 @@ import type { TracehookConfig } from '../config/environment.js';
 import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
 import { unrefTimersOf } from '../preload/unref-timers.js';
+import { createDirectOtlpHttpExporter } from './direct-otlp-http-exporter.js';
 import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
 
 /**
@@ -21,7 +22,7 @@ import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
 export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol']): SpanExporter {
   const config = getConfig();
   const chosen = protocol ?? config.otlpProtocol;
-  const exporter = otlpExporter(chosen);
+  const exporter = otlpExporter(chosen, config.otlpEncoder);
   // OTLPExporterBase → OTLPExportDelegate → RetryingTransport, whose retry() arms the back-off timer.
   unrefTimersOf((exporter as { _delegate?: { _transport?: unknown } })._delegate?._transport, 'retry', "the OTLP exporter's retrying transport");
   const target = { protocol: chosen === 'grpc' ? ('grpc' as const) : ('http' as const), url: chosen === 'grpc' ? grpcEndpoint(config) : config.otlpTracesUrl, headers: config.otlpHeaders, timeoutMs: config.shutdownTimeoutMs };
@@ -40,16 +41,25 @@ function grpcEndpoint(config: TracehookConfig): string {
  */
 const CONCURRENCY_LIMIT = 2;
 
-function otlpExporter(protocol: TracehookConfig['otlpProtocol']): SpanExporter {
+/**
+ * The exporter for `protocol`. OTLP/HTTP requests are encoded by tracehook's direct encoders
+ * unless `TRACEHOOK_OTLP_ENCODER=stock` (or that exporter cannot be assembled: then the stock one);
+ * gRPC always uses its own exporter.
+ */
+function otlpExporter(protocol: TracehookConfig['otlpProtocol'], encoder: TracehookConfig['otlpEncoder']): SpanExporter {
   const options = { concurrencyLimit: CONCURRENCY_LIMIT };
-  switch (protocol) {
-    case 'grpc':
-      return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter(options);
-    case 'http/json':
-      return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ ...options, httpAgentOptions: unrefAgentFactory('@opentelemetry/exporter-trace-otlp-http') });
-    default:
-      return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ ...options, httpAgentOptions: unrefAgentFactory('@opentelemetry/exporter-trace-otlp-proto') });
+  if (protocol === 'grpc') return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter(options);
+  const exporterPackage = protocol === 'http/json' ? '@opentelemetry/exporter-trace-otlp-http' : '@opentelemetry/exporter-trace-otlp-proto';
+  const httpOptions = { ...options, httpAgentOptions: unrefAgentFactory(exporterPackage) };
+  if (encoder === 'direct') {
+    try {
+      return createDirectOtlpHttpExporter(exporterPackage, protocol, httpOptions);
+    } catch (err) {
+      logDebug('otlp', `cannot assemble the direct-encoding exporter (${(err as Error).message}); using ${exporterPackage}'s own`);
+    }
   }
+  if (protocol === 'http/json') return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(httpOptions);
+  return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(httpOptions);
 }
 
 type AgentFactory = (protocol: string) => Promise<Agent>;

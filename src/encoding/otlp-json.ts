@@ -1,0 +1,138 @@
+import type { Attributes, Link } from '@opentelemetry/api';
+import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
+import { hrTimeToNanoString } from './hrtime.js';
+import { groupSpans, scopeNameKey, spanFlags } from './span-groups.js';
+
+/**
+ * Encodes spans as one OTLP/JSON `ExportTraceServiceRequest` straight from the `ReadableSpan`
+ * interface, with no request objects in between: the same string, byte for byte, as
+ * `JSON.stringify` of @opentelemetry/otlp-transformer's request with its JSON encoder (the text
+ * `JsonTraceSerializer.serializeRequest` encodes as UTF-8): hex trace and span ids, times as
+ * decimal nanosecond strings, integers as `intValue` and other numbers as `doubleValue` (NaN and
+ * ±Infinity as `null`, −0 as `0`), `Uint8Array` values as base64 `bytesValue`, absent optional
+ * fields left out. Spans are grouped by resource, then by scope name, version and schema URL, in
+ * first-seen order, as otlp-transformer does.
+ * @returns the request as a JSON string (no trailing newline)
+ * @see OpenTelemetry specification, "OTLP/HTTP" (JSON Protobuf Encoding)
+ */
+export function encodeOtlpJson(spans: readonly ReadableSpan[]): string {
+  let out = '{"resourceSpans":[';
+  let firstResource = true;
+  for (const [resource, byScope] of groupSpans(spans, scopeNameKey)) {
+    out += firstResource ? '{"resource":{"attributes":' : ',{"resource":{"attributes":';
+    firstResource = false;
+    const schemaUrl = resource.schemaUrl ? `,"schemaUrl":${quote(resource.schemaUrl)}` : '';
+    out += `${attributes(resource.attributes)},"droppedAttributesCount":0${schemaUrl}},"scopeSpans":[`;
+    let firstScope = true;
+    for (const group of byScope.values()) {
+      const scope = group[0].instrumentationScope;
+      out += firstScope ? '{"scope":{"name":' : ',{"scope":{"name":';
+      firstScope = false;
+      out += quote(scope.name) + optional('version', scope.version);
+      const scopeAttributes = (scope as { attributes?: Attributes }).attributes;
+      if (scopeAttributes && Object.keys(scopeAttributes).length > 0) {
+        out += `,"attributes":${attributes(scopeAttributes)},"droppedAttributesCount":${number((scope as { droppedAttributesCount?: number }).droppedAttributesCount ?? 0)}`;
+      }
+      out += '},"spans":[';
+      for (let i = 0; i < group.length; i++) out += (i === 0 ? '' : ',') + span(group[i]);
+      out += `]${optional('schemaUrl', scope.schemaUrl)}}`;
+    }
+    out += `]${schemaUrl}}`;
+  }
+  return `${out}]}`;
+}
+
+function span(s: ReadableSpan): string {
+  const ctx = s.spanContext();
+  const parentId = s.parentSpanContext?.spanId;
+  let out = `{"traceId":${quote(ctx.traceId)},"spanId":${quote(ctx.spanId)}`;
+  if (parentId) out += `,"parentSpanId":${quote(parentId)}`;
+  out += optional('traceState', ctx.traceState?.serialize());
+  out += `,"name":${quote(s.name)},"kind":${s.kind == null ? 0 : number(s.kind + 1)}`;
+  out += `,"startTimeUnixNano":"${hrTimeToNanoString(s.startTime)}","endTimeUnixNano":"${hrTimeToNanoString(s.endTime)}"`;
+  out += `,"attributes":${attributes(s.attributes)}${optionalNumber('droppedAttributesCount', s.droppedAttributesCount)},"events":[`;
+  const events = s.events;
+  for (let i = 0; i < events.length; i++) out += (i === 0 ? '' : ',') + event(events[i]);
+  out += `]${optionalNumber('droppedEventsCount', s.droppedEventsCount)},"status":{"code":${number(s.status.code)}${optional('message', s.status.message)}},"links":[`;
+  const links = s.links;
+  for (let i = 0; i < links.length; i++) out += (i === 0 ? '' : ',') + link(links[i]);
+  return `${out}]${optionalNumber('droppedLinksCount', s.droppedLinksCount)},"flags":${spanFlags(ctx.traceFlags, s.parentSpanContext?.isRemote)}}`;
+}
+
+function event(e: TimedEvent): string {
+  return `{"attributes":${e.attributes ? attributes(e.attributes) : '[]'},"name":${quote(e.name)},"timeUnixNano":"${hrTimeToNanoString(e.time)}","droppedAttributesCount":${number(e.droppedAttributesCount || 0)}}`;
+}
+
+function link(l: Link): string {
+  const c = l.context;
+  return `{"attributes":${l.attributes ? attributes(l.attributes) : '[]'},"spanId":${quote(c.spanId)},"traceId":${quote(c.traceId)}${optional('traceState', c.traceState?.serialize())},"droppedAttributesCount":${number(l.droppedAttributesCount || 0)},"flags":${spanFlags(c.traceFlags, c.isRemote)}}`;
+}
+
+function attributes(attrs: Attributes): string {
+  let out = '[';
+  let first = true;
+  for (const key of Object.keys(attrs)) {
+    out += `${first ? '' : ','}{"key":${quote(key)},"value":${anyValue(attrs[key])}}`;
+    first = false;
+  }
+  return `${out}]`;
+}
+
+/** otlp-transformer's `toAnyValue`, written out: what it cannot type becomes `{}`. */
+function anyValue(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return `{"stringValue":${quote(value)}}`;
+    case 'number':
+      return Number.isInteger(value) ? `{"intValue":${number(value)}}` : `{"doubleValue":${number(value)}}`;
+    case 'boolean':
+      return value ? '{"boolValue":true}' : '{"boolValue":false}';
+  }
+  if (value instanceof Uint8Array) return `{"bytesValue":"${Buffer.from(value).toString('base64')}"}`;
+  if (Array.isArray(value)) {
+    let out = '{"arrayValue":{"values":[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + anyValue(value[i]);
+    return `${out}]}}`;
+  }
+  if (typeof value === 'object' && value !== null) {
+    let out = '{"kvlistValue":{"values":[';
+    let first = true;
+    for (const key of Object.keys(value)) {
+      out += `${first ? '' : ','}{"key":${quote(key)},"value":${anyValue((value as Record<string, unknown>)[key])}}`;
+      first = false;
+    }
+    return `${out}]}}`;
+  }
+  return '{}';
+}
+
+/**
+ * A string as JSON.stringify writes it: quoted as is when nothing in it needs an escape (control
+ * characters, `"`, `\\`, surrogates, which JSON.stringify escapes when lone), else JSON.stringify
+ * itself. Faster than calling it for the short ASCII strings spans are made of.
+ */
+function quote(s: unknown): string {
+  if (typeof s !== 'string') return JSON.stringify(s) ?? 'null';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return `"${s}"`;
+}
+
+/** A number as JSON.stringify writes it (NaN and ±Infinity as `null`); anything else through JSON.stringify. */
+function number(n: unknown): string {
+  if (typeof n === 'number') return Number.isFinite(n) ? `${n}` : 'null';
+  return JSON.stringify(n) ?? 'null';
+}
+
+/** `,"key":value`, or nothing where JSON.stringify would leave the property out (undefined). */
+function optional(key: string, value: unknown): string {
+  if (typeof value === 'string') return `,"${key}":${quote(value)}`;
+  const json = JSON.stringify(value);
+  return json === undefined ? '' : `,"${key}":${json}`;
+}
+
+function optionalNumber(key: string, value: unknown): string {
+  return typeof value === 'number' ? `,"${key}":${number(value)}` : optional(key, value);
+}
