@@ -2,7 +2,8 @@
 // goes, per request, from the first request on (startup and module loading are left out), and the top self-time
 // functions. Functions inside an esbuild bundle are attributed to the module they came from, using the bundle's
 // `// path/to/module.js` comments. Output is Markdown, ready for RESULTS.md.
-// Usage: node bench/profile.mjs [--quick] [--duration s] [--variants untraced,tracehook-files] [--top n]
+// With --pin on the server runs on one core and autocannon on the other (lib/pin.mjs).
+// Usage: node bench/profile.mjs [--quick] [--duration s] [--variants untraced,tracehook-files] [--top n] [--pin on]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,18 +13,20 @@ import { startSinkProcess } from './lib/otlp-sink.mjs';
 import { command, helloApp, partition, workspace, VARIANTS } from './lib/variants.mjs';
 import { parseFlags, killAllOnExit, log } from './lib/report.mjs';
 import { load } from './throughput.mjs';
+import { pinSelf, serverCpuList, unpinSelf } from './lib/pin.mjs';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 
 /** Runs the hello server of `name` under --cpu-prof with `durationS` of load; returns { profile, requests }. */
-export async function profileVariant(name, { durationS = 5 } = {}) {
+export async function profileVariant(name, { durationS = 5, pinned = false } = {}) {
   const v = VARIANTS[name];
   const sink = v.backend ? await startSinkProcess('accept', { any: v.backend === 'dd' }) : null;
   const ws = workspace();
   const profDir = mkdtempSync(join(tmpdir(), 'tracehook-prof-'));
   const { args, env } = command(name, helloApp, { port: sink?.port, spansDir: ws.spansDir() });
   const lines = lineWaiter();
-  const child = startNode(['--cpu-prof', '--cpu-prof-dir', profDir, ...args], { env, onLine: lines.onLine });
+  const child = startNode(['--cpu-prof', '--cpu-prof-dir', profDir, ...args], { env, onLine: lines.onLine, cpus: pinned ? serverCpuList() : undefined });
+  if (pinned) pinSelf();
   try {
     const { match } = await lines.wait(child, /^PORT=(\d+)/, 20_000);
     const before = threadTimes(child.pid);
@@ -40,6 +43,7 @@ export async function profileVariant(name, { durationS = 5 } = {}) {
     };
     return { profile: JSON.parse(readFileSync(join(profDir, file), 'utf8')), requests: res.requests.total, cpu };
   } finally {
+    if (pinned) unpinSelf();
     await stop(child);
     await sink?.close();
     ws.cleanup();
@@ -177,18 +181,19 @@ export function summarize(profile) {
 const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 
 /** Profiles each variant and returns Markdown: per-request CPU, by area, and the top functions of the last variant. */
-export async function run({ quick = false, duration, variants, top = 20 } = {}) {
+export async function run({ quick = false, duration, variants, top = 20, pin } = {}) {
+  const pinned = pin === 'on';
   const durationS = duration ?? (quick ? 2 : 5);
   const names = variants ?? ['untraced', 'tracehook-files'];
   const { ok, na } = await partition(names);
   log(`profile: ${ok.join(', ')} under --cpu-prof, ${durationS} s of load each`);
   const out = [];
   for (const name of ok) {
-    const { profile, requests, cpu } = await profileVariant(name, { durationS });
+    const { profile, requests, cpu } = await profileVariant(name, { durationS, pinned });
     out.push({ name, requests, cpu, ...summarize(profile) });
   }
   const md = [];
-  md.push(`Hello-world server, autocannon -c 50 for ${durationS} s, \`node --cpu-prof\` (1 ms sampling); samples from the first request on.`);
+  md.push(`Hello-world server${pinned ? " pinned to one core, autocannon on the other" : ""}, autocannon -c 50 for ${durationS} s, \`node --cpu-prof\` (1 ms sampling); samples from the first request on.`);
   md.push('');
   md.push('CPU µs per request from /proc (main thread; other threads: GC/compiler helpers, libuv pool, workers); profile');
   md.push('µs per request = main-thread samples not idle (wall time: includes time descheduled inside a frame).');
@@ -256,6 +261,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   killAllOnExit(async () => {
     const flags = parseFlags(argv);
-    console.log(await run({ quick: flags.quick, duration: flags.duration, variants: flags.variants, top }));
+    console.log(await run({ quick: flags.quick, duration: flags.duration, variants: flags.variants, top, pin: flags.pin }));
   });
 }

@@ -1,7 +1,9 @@
 // Throughput: the hello-world server under autocannon (-c 50, keep-alive), every request traced. Per round each
 // variant gets a fresh server, a warm-up run (discarded) and a measured run; ratios are taken against untraced in
 // the same round. Receivers run in their own process so draining spans does not slow autocannon down.
-// Usage: node bench/throughput.mjs [--quick] [--rounds n] [--duration s] [--variants a,b]
+// With --pin on (the server on one core, autocannon on the other; see lib/pin.mjs) or --pin both (each variant both
+// ways in every round), rows are labelled "pinned". Also the server's main-thread CPU per request (schedstat).
+// Usage: node bench/throughput.mjs [--quick] [--rounds n] [--duration s] [--variants a,b] [--pin on|off|both]
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -10,10 +12,16 @@ import { startSinkProcess } from './lib/otlp-sink.mjs';
 import { command, helloApp, partition, pick, workspace, VARIANTS } from './lib/variants.mjs';
 import { median, medianRatio, medianDiff, order } from './lib/stats.mjs';
 import { row, goal, mainIfRun, log } from './lib/report.mjs';
+import { threadSched } from './lib/cpu.mjs';
+import { pinSelf, pinUnavailable, serverCpuList, unpinSelf } from './lib/pin.mjs';
 
 const NAMES = ['untraced', 'tracehook-files', 'tracehook-otlp', 'otel', 'dd-trace'];
 const RATIO_GOALS = { 'tracehook-files': 0.75, 'tracehook-otlp': 0.7 };
 const P99_GOAL_MS = 1;
+/** Main-thread CPU added per traced request (from /proc), µs. */
+const CPU_GOAL_US = 8;
+/** What --pin (default 'off') measures: the modes, each a full set of rows. */
+const PIN_MODES = { off: [false], on: [true], both: [false, true] };
 export const CONNECTIONS = 50;
 
 /** autocannon against 127.0.0.1:port for `seconds`; resolves to its result. */
@@ -35,19 +43,22 @@ function dirBytes(dir) {
   return n;
 }
 
-async function measure(name, sinks, ws, { warmupS, durationS }) {
+async function measure(name, sinks, ws, { warmupS, durationS, pinned }) {
   const v = VARIANTS[name];
   const sink = v.backend ? sinks[v.backend] : null;
   const spansDir = ws.spansDir();
   const { args, env } = command(name, helloApp, { port: sink?.port, spansDir });
   const lines = lineWaiter();
-  const child = startNode(args, { env, onLine: lines.onLine });
+  const child = startNode(args, { env, onLine: lines.onLine, cpus: pinned ? serverCpuList() : undefined });
+  if (pinned) pinSelf();
   try {
     const { match } = await lines.wait(child, /^PORT=(\d+)/, 20_000);
     const port = Number(match[1]);
     await load(port, warmupS);
     const before = sink ? (await sink.stats())?.bytes : v.tracehook ? dirBytes(spansDir) : 0;
+    const cpu0 = threadSched(child.pid);
     const res = await load(port, durationS);
+    const cpu1 = threadSched(child.pid);
     await delay(200); // let a pending export land before reading the receiver's counters
     const after = sink ? (await sink.stats())?.bytes : v.tracehook ? dirBytes(spansDir) : 0;
     if (res.errors || res.timeouts || res.non2xx) {
@@ -59,51 +70,68 @@ async function measure(name, sinks, ws, { warmupS, durationS }) {
       p99: res.latency.p99,
       // Bytes that reached the receiver (or the span files) per request served: a variant that drops spans shows here.
       exportedPerRequest: ((after ?? NaN) - (before ?? NaN)) / res.requests.total,
+      // The server's main thread only: the one that serves requests (helper threads are in the profile).
+      cpuUsPerRequest: (cpu1.runNs - cpu0.runNs) / 1000 / res.requests.total,
     };
   } finally {
+    if (pinned) unpinSelf();
     await stop(child);
   }
 }
 
-export async function run({ quick = false, rounds, duration, variants } = {}) {
+export async function run({ quick = false, rounds, duration, variants, pin = 'off' } = {}) {
   const nRounds = rounds ?? (quick ? 1 : 5);
   const durationS = duration ?? (quick ? 2 : 5);
   const warmupS = quick ? 1 : 2;
-  log(`throughput: ${nRounds} rounds × ${durationS} s (+${warmupS} s warm-up), ${CONNECTIONS} connections`);
+  const noPin = pin !== 'off' ? pinUnavailable() : null;
+  if (noPin) log(`throughput: --pin ${pin} ignored: ${noPin}`);
+  const modes = noPin ? [false] : PIN_MODES[pin ?? 'off'];
+  log(`throughput: ${nRounds} rounds × ${durationS} s (+${warmupS} s warm-up), ${CONNECTIONS} connections${modes.includes(true) ? `, pinned: ${modes.map(String).join(' and ')}` : ''}`);
   const names = pick(NAMES, variants);
   const { ok, na } = await partition(names);
   if (!ok.includes('untraced')) throw new Error('throughput: the untraced baseline cannot run');
   const sinks = { otlp: await startSinkProcess('accept'), dd: await startSinkProcess('accept', { any: true }) };
   const ws = workspace();
-  const rps = [];
-  const p99 = [];
-  const bytes = [];
-  const deadline = Date.now() + (quick ? 90_000 : 420_000);
+  const byMode = new Map(modes.map((m) => [m, { rps: [], p99: [], bytes: [], cpu: [] }]));
+  const deadline = Date.now() + (quick ? 90_000 : 420_000) * modes.length;
   try {
     for (let r = 0; r < nRounds && Date.now() < deadline; r++) {
-      const [a, b, c] = [{}, {}, {}];
-      for (const name of order(ok, r)) {
-        const m = await measure(name, sinks, ws, { warmupS, durationS });
-        a[name] = m.rps;
-        b[name] = m.p99;
-        c[name] = m.exportedPerRequest;
-        await delay(200);
+      for (const pinned of modes) {
+        const [a, b, c, d] = [{}, {}, {}, {}];
+        for (const name of order(ok, r)) {
+          const m = await measure(name, sinks, ws, { warmupS, durationS, pinned });
+          a[name] = m.rps;
+          b[name] = m.p99;
+          c[name] = m.exportedPerRequest;
+          d[name] = m.cpuUsPerRequest;
+          await delay(200);
+        }
+        const acc = byMode.get(pinned);
+        acc.rps.push(a);
+        acc.p99.push(b);
+        acc.bytes.push(c);
+        acc.cpu.push(d);
+        log(`  round ${r + 1}/${nRounds}${pinned ? ' pinned' : ''}: ${ok.map((n) => `${n} ${a[n].toFixed(0)}/s p99 ${b[n]} ms ${d[n].toFixed(1)} µs CPU/req`).join(', ')}`);
       }
-      rps.push(a);
-      p99.push(b);
-      bytes.push(c);
-      log(`  round ${r + 1}/${nRounds}: ${ok.map((n) => `${n} ${a[n].toFixed(0)}/s p99 ${b[n]} ms`).join(', ')}`);
     }
   } finally {
     await Promise.all(Object.values(sinks).map((s) => s.close()));
     ws.cleanup();
   }
   const rows = [];
+  for (const pinned of modes) rows.push(...modeRows(names, na, byMode.get(pinned), { durationS, pinned }));
+  return rows;
+}
+
+/** The rows of one pinning mode. */
+function modeRows(names, na, { rps, p99, bytes, cpu }, { durationS, pinned }) {
+  const label = (m) => (pinned ? `${m}, pinned` : m);
+  const rows = [];
   for (const name of names) {
     const g = RATIO_GOALS[name];
     if (na[name] !== undefined) {
-      rows.push(row('throughput', 'requests/s', name, null, 'req/s', { goal: g && goal(`≥ ×${g}`, NaN), note: 'n/a: ' + na[name] }));
-      rows.push(row('throughput', 'p99 latency', name, null, 'ms', { goal: g && goal(`≤ +${P99_GOAL_MS} ms`, NaN) }));
+      rows.push(row('throughput', label('requests/s'), name, null, 'req/s', { goal: g && goal(`≥ ×${g}`, NaN), note: 'n/a: ' + na[name] }));
+      rows.push(row('throughput', label('p99 latency'), name, null, 'ms', { goal: g && goal(`≤ +${P99_GOAL_MS} ms`, NaN) }));
       continue;
     }
     const base = name === 'untraced';
@@ -115,7 +143,7 @@ export async function run({ quick = false, rounds, duration, variants } = {}) {
         ? `span files ${exported.toFixed(0)} B/request`
         : '';
     rows.push(
-      row('throughput', 'requests/s', name, median(rps.map((x) => x[name])), 'req/s', {
+      row('throughput', label('requests/s'), name, median(rps.map((x) => x[name])), 'req/s', {
         vs: base ? null : { kind: 'ratio', value: ratio },
         goal: g && goal(`≥ ×${g}`, ratio, (x) => x >= g),
         note: [`${rps.length} rounds × ${durationS} s`, exportNote].filter(Boolean).join('; '),
@@ -123,9 +151,18 @@ export async function run({ quick = false, rounds, duration, variants } = {}) {
     );
     const d = base ? null : medianDiff(p99, name);
     rows.push(
-      row('throughput', 'p99 latency', name, median(p99.map((x) => x[name])), 'ms', {
+      row('throughput', label('p99 latency'), name, median(p99.map((x) => x[name])), 'ms', {
         vs: base ? null : { kind: 'diff', value: d },
         goal: g && goal(`≤ +${P99_GOAL_MS} ms`, d, (x) => x <= P99_GOAL_MS),
+      }),
+    );
+    const c = base ? null : medianDiff(cpu, name);
+    const cg = VARIANTS[name].tracehook ? `≤ +${CPU_GOAL_US} µs` : undefined;
+    rows.push(
+      row('throughput', label('main-thread CPU per request'), name, median(cpu.map((x) => x[name])), 'µs', {
+        vs: base ? null : { kind: 'diff', value: c },
+        goal: cg && goal(cg, c, (x) => x <= CPU_GOAL_US),
+        note: '/proc schedstat of the server\'s main thread',
       }),
     );
   }

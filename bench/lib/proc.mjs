@@ -28,12 +28,25 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
+let nodePath = process.execPath;
+
+/** The Node.js binary children run (default: the bench's own); `--node` / `--nodes` change it. */
+export function setNode(path) {
+  nodePath = path;
+}
+
+export function nodeBinary() {
+  return nodePath;
+}
+
 /**
- * Starts `process.execPath` with `args` and `env`, piping stdout/stderr. Lines on stdout are delivered to
- * `onLine(line, tMs)` with the `performance.now()` time they were read; the last 64 KiB of stderr are kept for errors.
+ * Starts the selected Node.js binary ({@link setNode}) with `args` and `env`, piping stdout/stderr. Lines on stdout
+ * are delivered to `onLine(line, tMs)` with the `performance.now()` time they were read; the last 64 KiB of stderr
+ * are kept for errors. `cpus` (a `taskset -c` list) pins the child; taskset execs node, so the pid is node's.
  */
-export function startNode(args, { env, cwd, onLine, stdin = 'ignore', ipc = false } = {}) {
-  const child = spawn(process.execPath, args, {
+export function startNode(args, { env, cwd, onLine, stdin = 'ignore', ipc = false, cpus } = {}) {
+  const [file, argv] = cpus === undefined ? [nodePath, args] : ['taskset', ['-c', cpus, nodePath, ...args]];
+  const child = spawn(file, argv, {
     env,
     cwd,
     detached: true, // own process group, so killGroup reaches grandchildren

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startNode, stop, lineWaiter } from './proc.mjs';
+import { nodeBinary, startNode, stop, lineWaiter } from './proc.mjs';
 import { startSink } from './otlp-sink.mjs';
 import { httpGet } from './http.mjs';
 
@@ -127,11 +127,12 @@ const availability = new Map();
 
 /**
  * Whether a variant can run on this checkout: starts the hello server under it and waits for a 200 (≤ 20 s).
- * Resolves to null when it works, or to a one-line reason. Cached per process.
+ * Resolves to null when it works, or to a one-line reason. Cached per process and Node.js binary.
  */
 export function unavailable(name) {
-  if (!availability.has(name)) availability.set(name, probe(name));
-  return availability.get(name);
+  const key = `${nodeBinary()}\u0000${name}`;
+  if (!availability.has(key)) availability.set(key, probe(name));
+  return availability.get(key);
 }
 
 async function probe(name) {

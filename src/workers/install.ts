@@ -4,12 +4,12 @@ import { logWarn } from '../diag/logger.js';
 import { installChildProcessChild, installChildProcessParent } from './child-process.js';
 import { installPoolMain } from './pool-main.js';
 import { installPoolWorker, onPoolStartup } from './pool-worker.js';
-import { setMessagingSpans } from './messaging-spans.js';
+import { setCompactCarrier, setMessagingSpans } from './messaging-spans.js';
 import type { Carrier } from './protocol.js';
 import { carrierFromEnv } from '../propagation/env-carrier.js';
 import { enterStartupContext } from './startup-context.js';
 import { flushWorkersSync, installWorkerThreadsMain } from './worker-threads-main.js';
-import { exportSynchronously, installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
+import { flushShortlyAfterEnd, installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
 
 const INSTALLED = Symbol.for('tracehook.workers.installed');
 
@@ -25,6 +25,7 @@ export function installWorkerPropagation(config: TracehookConfig): void {
   if (g[INSTALLED]) return;
   g[INSTALLED] = true;
   setMessagingSpans(config.messagingSpans);
+  setCompactCarrier(config.propagators.includes('tracecontext'));
 
   // This thread as the receiving end: a worker thread of an instrumented parent, or a child process.
   let startupCarrier: Carrier | undefined;
@@ -34,7 +35,7 @@ export function installWorkerPropagation(config: TracehookConfig): void {
   } else {
     const data = guarded('worker side', takeEnvironmentData);
     guarded('worker side', () => installWorkerSide(data, onPoolStartup));
-    if (cheapFlush(config)) exportSynchronously();
+    if (cheapFlush(config)) flushShortlyAfterEnd();
     if (data?.pool !== undefined) guarded('pool worker', () => installPoolWorker(data.pool!, data.secret, data.control, cheapFlush(config)));
     startupCarrier = data?.carrier;
   }

@@ -1,11 +1,16 @@
-import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
-import type { Attributes, Context, Span } from '@opentelemetry/api';
+import * as api from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext, Tracer, TracerProvider } from '@opentelemetry/api';
 import { threadId } from 'node:worker_threads';
 import { endSpan, markSpanError } from '../context/span-error.js';
 import { getApiTracer } from '../context/tracer.js';
 import { contextFromCarrier, injectToCarrier } from '../propagation/carrier-record.js';
-import type { Carrier } from './protocol.js';
-import { nextMessageId } from './protocol.js';
+import type { MessageCarrier } from './protocol.js';
+import { nextMessageId, parseTraceparent, toTraceparent } from './protocol.js';
+
+// The API's bindings, read once: in the bundle each module export is a getter, and this is the
+// per-message path.
+const { context, propagation, trace, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanKind } = api;
+const isSpanContextValid = api.isSpanContextValid;
 
 /** `messaging.system` of each crossing (ours: the semantic conventions name none of these). */
 export type MessagingSystem = 'worker_threads' | 'child_process' | 'cluster' | 'piscina' | 'tinypool';
@@ -20,32 +25,65 @@ const LABELS: Record<MessagingSystem, string> = {
 };
 
 let spansEnabled = true;
+/** The configured propagators include W3C Trace Context: a lone `traceparent` string may carry the context. */
+let compactCarrier = false;
 
 /**
  * `TRACEHOOK_MESSAGING_SPANS=false`: no PRODUCER/CONSUMER spans, only the context crosses, so the
- * receiver's own spans are children of the sender's active span. Spans cost ≈ 25 µs each here,
- * more than an untraced worker round trip.
+ * receiver's own spans are children of the sender's active span (for apps that send many small
+ * messages: each span is a few µs of the sender's or receiver's CPU, plus its export).
  */
 export function setMessagingSpans(enabled: boolean): void {
   spansEnabled = enabled;
+}
+
+/**
+ * Whether a message whose context holds nothing but a span context (no `tracestate`, no baggage)
+ * may carry a lone W3C `traceparent` string instead of the propagators' fields: true when the
+ * configured propagators include `tracecontext` (they would write exactly that). The receiver reads
+ * either form.
+ */
+export function setCompactCarrier(enabled: boolean): void {
+  compactCarrier = enabled;
+}
+
+let tracerOf: TracerProvider | undefined;
+let tracer: Tracer | undefined;
+
+/** The API tracer, looked up again only when the global TracerProvider changed. */
+function messagingTracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerOf || tracer === undefined) {
+    tracer = getApiTracer();
+    tracerOf = provider;
+  }
+  return tracer;
+}
+
+/** The carrier of `spanContext` sent from `ctx`: the compact form when it says all, else the propagators'. */
+function carrierOf(spanContext: SpanContext, ctx: Context, span?: Span): MessageCarrier | undefined {
+  if (compactCarrier && spanContext.traceState === undefined && propagation.getBaggage(ctx) === undefined) return toTraceparent(spanContext);
+  return injectToCarrier(span === undefined ? ctx : trace.setSpan(ctx, span));
 }
 
 /** The sending half of one message or task. */
 export interface Outgoing {
   /** The PRODUCER span (the sender's own, non-recording, without messaging spans); the caller ends it once the message is handed over. */
   span: Span;
-  /** Propagation fields of the PRODUCER span's context. */
-  carrier: Carrier;
+  /** Propagation fields of the PRODUCER span's context (or its lone `traceparent`, see {@link setCompactCarrier}). */
+  carrier: MessageCarrier;
   /** `messaging.message.id`. */
   id: string;
 }
+
+const pid = process.pid;
 
 function attributes(system: MessagingSystem, type: 'send' | 'process', operation: string, destination: string | undefined, id: string | undefined): Attributes {
   const attrs: Attributes = {
     'messaging.system': system,
     'messaging.operation.type': type,
     'messaging.operation.name': operation,
-    'process.pid': process.pid,
+    'process.pid': pid,
     'thread.id': threadId,
   };
   if (destination !== undefined) attrs['messaging.destination.name'] = destination;
@@ -66,15 +104,15 @@ export function startSend(system: MessagingSystem, destination: string | undefin
     if (parent === undefined || !isSpanContextValid(parent)) return undefined;
     const id = nextMessageId();
     if (!spansEnabled) {
-      const carrier = injectToCarrier(active);
+      const carrier = carrierOf(parent, active);
       return carrier === undefined ? undefined : { span: trace.wrapSpanContext(parent), carrier, id };
     }
-    const span = getApiTracer().startSpan(
+    const span = messagingTracer().startSpan(
       `${LABELS[system]} send`,
       { kind: SpanKind.PRODUCER, attributes: attributes(system, 'send', operation, destination, id) },
       active,
     );
-    const carrier = injectToCarrier(trace.setSpan(active, span));
+    const carrier = carrierOf(span.spanContext(), active, span);
     if (carrier === undefined) {
       endSpan(span);
       return undefined;
@@ -103,11 +141,11 @@ export interface Incoming {
  * `carrier`, on a fresh trace stack (built on ROOT_CONTEXT, never on whatever was active).
  * Never throws: on failure the handler runs in ROOT_CONTEXT with a non-recording span.
  */
-export function startProcess(system: MessagingSystem, destination: string | undefined, operation: string, carrier: Carrier | undefined, id: string | undefined): Incoming {
+export function startProcess(system: MessagingSystem, destination: string | undefined, operation: string, carrier: MessageCarrier | undefined, id: string | undefined): Incoming {
   try {
-    const parent = contextFromCarrier(carrier, ROOT_CONTEXT);
+    const parent = typeof carrier === 'string' ? contextOfTraceparent(carrier) : contextFromCarrier(carrier, ROOT_CONTEXT);
     if (!spansEnabled) return { span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), context: parent };
-    const span = getApiTracer().startSpan(
+    const span = messagingTracer().startSpan(
       `${LABELS[system]} process`,
       { kind: SpanKind.CONSUMER, attributes: attributes(system, 'process', operation, destination, id) },
       parent,
@@ -118,6 +156,12 @@ export function startProcess(system: MessagingSystem, destination: string | unde
   }
 }
 
+/** The context a compact carrier describes, on ROOT_CONTEXT (ROOT_CONTEXT itself when it is not a valid `traceparent`). */
+function contextOfTraceparent(traceparent: string): Context {
+  const spanContext = parseTraceparent(traceparent);
+  return spanContext !== undefined && isSpanContextValid(spanContext) ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
+}
+
 /** The CONSUMER span whose handlers are running (for handlers whose errors Node catches). */
 let current: Span | undefined;
 
@@ -125,7 +169,7 @@ let current: Span | undefined;
  * Runs `handler` inside a CONSUMER span (see {@link startProcess}), ending it when `handler`
  * returns. A throw marks the span ERROR and propagates unchanged.
  */
-export function runProcess<T>(system: MessagingSystem, destination: string | undefined, operation: string, carrier: Carrier | undefined, id: string | undefined, handler: () => T): T {
+export function runProcess<T>(system: MessagingSystem, destination: string | undefined, operation: string, carrier: MessageCarrier | undefined, id: string | undefined, handler: () => T): T {
   const incoming = startProcess(system, destination, operation, carrier, id);
   const previous = current;
   current = incoming.span;

@@ -5,7 +5,7 @@ import { startProcess } from './messaging-spans.js';
 import type { PoolName, PoolTaskMessage } from './protocol.js';
 import { CONTROL, isPoolResponse, isPoolTaskMessage, POOL_CARRIER_KEY } from './protocol.js';
 import { enterContext } from './startup-context.js';
-import { acknowledgeFlush, flushSpansNow } from './worker-threads-worker.js';
+import { acknowledgeFlush, flushSpansNow, unflushedSpans } from './worker-threads-worker.js';
 
 /**
  * The worker side of piscina and tinypool. Their worker gets a task port in its start-up message
@@ -79,8 +79,8 @@ export function installPoolWorker(pool: PoolName, secret: string, control: Int32
     // Parked with ended spans: wait in slices, so that a flush request (terminate(), the process's
     // exit) is served within a slice, and span files are written once idle for a slice. Not at
     // every park: a busy worker parks between all its tasks, and a flush per task would cost more
-    // than the task.
-    while (state!.dirty) {
+    // than the task (span files are also written whenever a full line is waiting).
+    while (state!.dirty || unflushedSpans() > 0) {
       const slice = Math.min(left, IDLE_FLUSH_MS);
       const result = wait(typedArray, index, value, slice);
       if (result !== 'timed-out' || left <= slice) return result;

@@ -22,6 +22,31 @@ import { threadId } from 'node:worker_threads';
 /** Propagation fields as the configured propagators write them (W3C `traceparent`, …). */
 export type Carrier = Record<string, string>;
 
+/**
+ * The carrier of one message or task: the propagators' fields, or, when the context holds nothing
+ * else (no `tracestate`, no baggage) and the propagators include W3C Trace Context, the
+ * `traceparent` value alone (`00-<trace id>-<span id>-<flags>`): 55 characters to clone instead of
+ * an object, and read without the propagators. Receivers accept both.
+ */
+export type MessageCarrier = Carrier | string;
+
+/** `traceparent` of a span context (version 00). */
+export function toTraceparent(spanContext: { traceId: string; spanId: string; traceFlags: number }): string {
+  return `00-${spanContext.traceId}-${spanContext.spanId}-${spanContext.traceFlags & 1 ? '01' : '00'}`;
+}
+
+/**
+ * The remote span context of a version-00 `traceparent` written by {@link toTraceparent}; undefined
+ * for any other shape. The caller checks the ids (`isSpanContextValid`).
+ * @see https://www.w3.org/TR/trace-context/#traceparent-header
+ */
+export function parseTraceparent(value: string): { traceId: string; spanId: string; traceFlags: number; isRemote: true } | undefined {
+  if (value.length !== 55 || !value.startsWith('00-') || value[35] !== '-' || value[52] !== '-') return undefined;
+  const flags = value.slice(53);
+  if (flags !== '01' && flags !== '00') return undefined;
+  return { traceId: value.slice(3, 35), spanId: value.slice(36, 52), traceFlags: flags === '01' ? 1 : 0, isRemote: true };
+}
+
 /** Version of the formats below; a receiver ignores what it does not know. */
 export const PROTOCOL_VERSION = 1;
 
@@ -49,14 +74,14 @@ export const ENVELOPE_KEY = '@tracehook/envelope';
 export interface Envelope {
   [ENVELOPE_KEY]: string;
   /** The propagation fields of the PRODUCER span. */
-  carrier: Carrier;
+  carrier: MessageCarrier;
   /** `messaging.message.id`, the same on both sides. */
   id: string;
   /** The user's value, exactly as given to `postMessage`. */
   value: unknown;
 }
 
-export function makeEnvelope(secret: string, value: unknown, carrier: Carrier, id: string): Envelope {
+export function makeEnvelope(secret: string, value: unknown, carrier: MessageCarrier, id: string): Envelope {
   return { [ENVELOPE_KEY]: secret, carrier, id, value };
 }
 
@@ -81,7 +106,7 @@ export interface IpcCarrierMessage {
   /** The parent's {@link CHANNEL_SECRET}, both directions. */
   secret: string;
   seq: number;
-  carrier?: Carrier;
+  carrier?: MessageCarrier;
   id?: string;
   cancel?: true;
 }
@@ -107,7 +132,7 @@ export const POOL_CARRIER_KEY = '@tracehook/task';
 export interface PoolTaskCarrier {
   /** The {@link CHANNEL_SECRET} of the thread that started the pool's worker. */
   secret: string;
-  carrier: Carrier;
+  carrier: MessageCarrier;
   id: string;
 }
 
@@ -187,10 +212,11 @@ export interface WorkerEnvironmentData {
 export const CONTROL = { REQUEST: 0, ACK: 1, IDLE: 2, READY: 3, HOLDS: 4, LENGTH: 5 } as const;
 
 let messageCount = 0;
+const messageIdPrefix = `${process.pid}-${threadId}-`;
 
 /** A `messaging.message.id` unique in this process tree: `<pid>-<threadId>-<n>`. */
 export function nextMessageId(): string {
-  return `${process.pid}-${threadId}-${++messageCount}`;
+  return messageIdPrefix + ++messageCount;
 }
 
 /** `Atomics.waitAsync` (Node.js >= 16; not in the ES2023 lib typings). */

@@ -164,6 +164,38 @@ function envelopeOutgoing(port: PortLike, destination: string, secret: string): 
 }
 
 /**
+ * Has this worker thread's span files written {@link FLUSH_DELAY_MS} after the first span ended
+ * since the last write (one line for all of them), and at once whenever a full line
+ * ({@link LINE_SPANS}) is waiting. A worker may be stopped (`terminate()`) or parked by a pool in
+ * `Atomics.wait` before that: the flush hand-shake covers the first, the pool hooks the second.
+ * Only for span files (a synchronous flush costs only the write). Writing each span as it ended
+ * cost three syscalls per span (the write and the file's rotation check), more than a message.
+ */
+export function flushShortlyAfterEnd(): void {
+  delayedFlush = true;
+  watchEndedSpans();
+}
+
+/** Spans per span-file line: a full line is written at once rather than after the delay. */
+const LINE_SPANS = 64;
+/** How long ended spans of a worker thread wait for others to share their write, ms. */
+const FLUSH_DELAY_MS = 20;
+
+let delayedFlush = false;
+/** Spans ended since the last flush (counted only while ended spans are watched). */
+let unflushed = 0;
+let flushScheduled = false;
+
+/** Spans ended in this thread since its last {@link flushSpansNow} (0 when they cannot be watched). */
+export function unflushedSpans(): number {
+  return unflushed;
+}
+
+/** Set while ended spans are tracked for the parent's flush hand-shake. */
+let holding: { control: Int32Array } | undefined;
+let watching = false;
+
+/**
  * Hands every ended span of this thread to its exporter and has it written or sent before
  * returning, as at the process's `exit` (the preload's `synchronousExport` state: span files are written at
  * once, OTLP spans go through the synchronous exit sender). For a thread that is about to be
@@ -172,10 +204,7 @@ function envelopeOutgoing(port: PortLike, destination: string, secret: string): 
 export function flushSpansNow(): void {
   const provider = getRegisteredProvider();
   if (!provider?.forceFlush) return;
-  if (holding !== undefined) {
-    holding.ended = false;
-    Atomics.store(holding.control, CONTROL.HOLDS, 0);
-  }
+  unflushed = 0;
   const state = getPreloadState();
   const previous = state.synchronousExport;
   state.synchronousExport = true;
@@ -185,47 +214,54 @@ export function flushSpansNow(): void {
     // Nothing more can be done for these spans; the app must not notice.
   } finally {
     state.synchronousExport = previous;
+    // Only once written: the parent stops a worker holding none at once, mid-write included.
+    if (holding !== undefined && unflushed === 0) Atomics.store(holding.control, CONTROL.HOLDS, 0);
   }
 }
 
-/**
- * Makes this worker thread's exporter write each export at once, instead of a line per turn of the
- * event loop: a worker may be stopped (`terminate()`) or parked by a pool in `Atomics.wait` with
- * lines still waiting for a turn that never comes, and a flush cannot reach lines an earlier
- * export already queued. Uses the preload's `synchronousExport` state, the one switch the file exporter has
- * for this; only for span files (an OTLP exporter would send every export through its exit path).
- */
-export function exportSynchronously(): void {
-  getPreloadState().synchronousExport = true;
+function flushDelayed(): void {
+  flushScheduled = false;
+  if (unflushed > 0) flushSpansNow();
 }
-
-/** Set while ended spans are tracked: whether one ended since the last flush. */
-let holding: { control: Int32Array; ended: boolean } | undefined;
 
 /**
  * Tells the parent, through `CONTROL.HOLDS`, whether this worker holds ended spans, so that
- * `terminate()` asks for a flush only then. Every ended span goes through the TracerProvider's
- * `_activeSpanProcessor.onEnd` (OpenTelemetry JS SDK 2.x, an internal of `BasicTracerProvider`
- * relied on here); with another provider the worker says it may always hold some.
+ * `terminate()` asks for a flush only then; and counts them for {@link flushShortlyAfterEnd}.
  */
 function trackEndedSpans(control: Int32Array): void {
+  holding = { control };
+  if (!watchEndedSpans()) Atomics.store(control, CONTROL.HOLDS, 1);
+}
+
+/**
+ * Watches the spans this thread ends. Every ended span goes through the TracerProvider's
+ * `_activeSpanProcessor.onEnd` (OpenTelemetry JS SDK 2.x, an internal of `BasicTracerProvider`
+ * relied on here). Idempotent.
+ * @returns false when the provider has no such processor (the worker then says it may always hold spans)
+ */
+function watchEndedSpans(): boolean {
+  if (watching) return true;
   const provider = getRegisteredProvider() as { _activeSpanProcessor?: { onEnd?: (span: unknown) => void } } | undefined;
   const processor = provider?._activeSpanProcessor;
   const onEnd = processor?.onEnd;
   if (processor === undefined || typeof onEnd !== 'function') {
     logDebug('workers', 'the TracerProvider has no _activeSpanProcessor: terminate() always asks this worker to flush');
-    Atomics.store(control, CONTROL.HOLDS, 1);
-    return;
+    return false;
   }
-  const state = { control, ended: false };
-  holding = state;
+  watching = true;
   processor.onEnd = function onEndTracked(this: unknown, span: unknown) {
-    if (!state.ended) {
-      state.ended = true;
-      Atomics.store(control, CONTROL.HOLDS, 1);
+    const result = onEnd.call(this, span);
+    if (unflushed++ === 0 && holding !== undefined) Atomics.store(holding.control, CONTROL.HOLDS, 1);
+    if (delayedFlush) {
+      if (unflushed >= LINE_SPANS) flushSpansNow();
+      else if (!flushScheduled) {
+        flushScheduled = true;
+        setTimeout(flushDelayed, FLUSH_DELAY_MS).unref();
+      }
     }
-    return onEnd.call(this, span);
+    return result;
   };
+  return true;
 }
 
 /** Marks every flush request so far served (the caller has flushed). */
