@@ -2,6 +2,7 @@
 // a backend which refuses or never answers cannot hold beyond TRACEHOOK_SHUTDOWN_TIMEOUT_MS.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { decodeExportRequest } from '../dist/span-file/decode.js';
 import { assertCallChain, sendCallChain, waitFor } from './helpers/call-chain.mjs';
 import { startGrpcReceiver } from './helpers/otlp-grpc-receiver.mjs';
@@ -125,4 +126,28 @@ test('OTLP http/protobuf: the body decodes as a protobuf ExportTraceServiceReque
   assert.equal(receiver.requests[0].url, '/v1/traces');
   assert.equal(receiver.requests[0].contentType, 'application/x-protobuf');
   assertCallChain(assert, spans(), incoming);
+});
+
+test('OTEL_EXPORTER_OTLP_COMPRESSION=gzip: the request body is gzip-encoded protobuf holding every span', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' };
+  const { code } = await start('exit-app.mjs', { args: ['normal', '5'], env }).done;
+  assert.equal(code, 0);
+  assert.ok(receiver.requests.length > 0);
+  for (const r of receiver.requests) assert.equal(r.headers['content-encoding'], 'gzip');
+  const spans = receiver.requests.flatMap((r) => decodeOtlpProtobuf(gunzipSync(r.body)));
+  assert.deepEqual(spans.map((s) => s.name).sort(), Array.from({ length: 5 }, (_, i) => `work-${i}`));
+});
+
+test('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL wins over OTEL_EXPORTER_OTLP_PROTOCOL (http/json over grpc)', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' };
+  const { code, stderr } = await start('exit-app.mjs', { args: ['normal', '3'], env }).done;
+  assert.equal(code, 0);
+  assert.equal(stderr, '');
+  assert.equal(receiver.requests[0].contentType, 'application/json');
+  const spans = receiver.requests.flatMap((r) => decodeExportRequest(JSON.parse(r.body.toString())));
+  assert.deepEqual(spans.map((s) => s.name).sort(), ['work-0', 'work-1', 'work-2']);
 });
