@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readSpans, run, spansDir } from './helpers/fixture.mjs';
+import { assertTracingOn, loadedState } from './helpers/loaded-state.mjs';
 
 const NAMES = ['work-0', 'work-1'];
 
@@ -24,13 +25,27 @@ test('OTEL_TRACES_EXPORTER=file,bogus: one line naming the unknown exporter, the
   assert.deepEqual((await readSpans(dir)).map((s) => s.name).sort(), NAMES);
 });
 
+test('OTEL_TRACES_EXPORTER=none: no span file and nothing printed (control: file writes the same spans)', async (t) => {
+  const dir = spansDir(t);
+  const control = spansDir(t);
+  const [none, file] = await Promise.all([
+    run('exit-app.mjs', { args: ['normal', '2'], env: { TRACEHOOK_SPANS_DIR: dir, OTEL_TRACES_EXPORTER: 'none' } }),
+    run('exit-app.mjs', { args: ['normal', '2'], env: { TRACEHOOK_SPANS_DIR: control, OTEL_TRACES_EXPORTER: 'file' } }),
+  ]);
+  assert.deepEqual([none.code, none.stdout, none.stderr], [0, '', '']);
+  assert.deepEqual(await readSpans(dir), []);
+  assert.deepEqual((await readSpans(control)).map((s) => s.name).sort(), NAMES);
+});
+
 for (const value of ['TRUE', ' true ', 'True']) {
-  test(`TRACEHOOK_DISABLED=${JSON.stringify(value)}: disabled, nothing printed`, async (t) => {
-    const dir = spansDir(t);
-    const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '2'], env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_DISABLED: value } });
-    assert.equal(code, 0);
-    assert.equal(stderr, '');
-    assert.deepEqual(await readSpans(dir), []);
+  test(`TRACEHOOK_DISABLED=${JSON.stringify(value)}: disabled (nothing loaded, no span), nothing printed; control: tracing on without it`, async (t) => {
+    const [control, off] = await Promise.all([loadedState(t), loadedState(t, { TRACEHOOK_DISABLED: value })]);
+    assertTracingOn(assert, control);
+    assert.equal(off.code, 0);
+    assert.equal(off.stderr, '');
+    assert.deepEqual(off.modules, []);
+    assert.equal(off.recording, false);
+    assert.deepEqual(off.spans, []);
   });
 }
 

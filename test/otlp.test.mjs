@@ -1,8 +1,12 @@
-// OTLP export (OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_*) to a local receiver, and an exit that
+// OTLP export (OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_*: http/json, http/protobuf, grpc) to a local receiver, and an exit that
 // a backend which refuses or never answers cannot hold beyond TRACEHOOK_SHUTDOWN_TIMEOUT_MS.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { decodeExportRequest } from '../dist/span-file/decode.js';
+import { assertCallChain, sendCallChain, waitFor } from './helpers/call-chain.mjs';
+import { startGrpcReceiver } from './helpers/otlp-grpc-receiver.mjs';
+import { decodeOtlpProtobuf } from './helpers/otlp-proto.mjs';
 import { refusedPort, startReceiver } from './helpers/otlp-receiver.mjs';
 import { start } from './helpers/fixture.mjs';
 
@@ -17,21 +21,38 @@ test('OTLP http/json: every span reaches the receiver, decoded as OTLP/JSON', as
   assert.deepEqual(spans.map((s) => s.name).sort(), Array.from({ length: 30 }, (_, i) => `work-${i}`).sort());
 });
 
-test('an OTLP endpoint alone means otlp, http/protobuf by default; process.exit keeps its code', async (t) => {
+test('an OTLP endpoint alone means otlp, http/protobuf by default: every span arrives as a protobuf request', async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${receiver.port}/v1/traces` };
   const { code } = await start('exit-app.mjs', { args: ['normal', '5'], env }).done;
   assert.equal(code, 0);
   assert.equal(receiver.requests.length > 0, true);
-  assert.equal(receiver.requests[0].contentType, 'application/x-protobuf');
-  // Each span name is a protobuf string field: find them in the payload.
-  const payload = Buffer.concat(receiver.requests.map((r) => r.body)).toString('latin1');
-  for (let i = 0; i < 5; i++) assert.ok(payload.includes(`work-${i}`));
+  for (const r of receiver.requests) assert.equal(r.contentType, 'application/x-protobuf');
+  const spans = receiver.requests.flatMap((r) => decodeOtlpProtobuf(r.body));
+  assert.deepEqual(spans.map((s) => s.name).sort(), Array.from({ length: 5 }, (_, i) => `work-${i}`));
 });
 
+/**
+ * Runs exit-bounded-app.mjs (5 spans; "work done", then a 300 ms beforeExit cleanup of its own) and
+ * measures from its "work done" line to the process's end, so a slow start on a loaded machine
+ * does not count. @returns `{ end: { code, signal, stdout }, ms }`
+ */
+async function timeTheEnd(preload, env) {
+  const app = start('exit-bounded-app.mjs', { preload, env, args: ['5'], timeoutMs: 60000 });
+  await app.ready(/work done/);
+  const began = Date.now();
+  const { code, signal, stdout } = await app.done;
+  return { end: { code, signal, stdout }, ms: Date.now() - began };
+}
+
+// The exporter's own time-out is 10 s: without the bound, the end would wait for it.
+const BOUND_MS = 300;
+// Wide enough for a loaded 2-core machine, far below the 10 s a held exit takes.
+const MARGIN_MS = 3000;
+
 for (const backend of ['refuses', 'never answers']) {
-  test(`a backend that ${backend} cannot hold the exit beyond the bound; exit code kept`, async (t) => {
+  test(`a backend that ${backend} cannot hold the exit beyond the bound (${BOUND_MS} ms, measured against the untraced run); exit code and output kept`, async (t) => {
     let port;
     if (backend === 'refuses') port = await refusedPort();
     else {
@@ -39,11 +60,12 @@ for (const backend of ['refuses', 'never answers']) {
       t.after(() => receiver.close());
       port = receiver.port;
     }
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '300' };
-    // The exporter's own timeout is 10 s: only the bound lets the app end before the helper's kill.
-    const { code, signal } = await start('exit-app.mjs', { args: ['normal', '5'], env, timeoutMs: 8000 }).done;
-    assert.equal(signal, null);
-    assert.equal(code, 0);
+    const untraced = await timeTheEnd([], {});
+    assert.deepEqual(untraced.end, { code: 0, signal: null, stdout: 'work done\ncleanup done\n' });
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, TRACEHOOK_SHUTDOWN_TIMEOUT_MS: String(BOUND_MS) };
+    const traced = await timeTheEnd(['--import', '@tracehook/register'], env);
+    assert.deepEqual(traced.end, untraced.end);
+    assert.ok(traced.ms < untraced.ms + BOUND_MS + MARGIN_MS, `ended ${traced.ms} ms after its work (untraced: ${untraced.ms} ms, bound ${BOUND_MS} ms)`);
   });
 }
 
@@ -61,3 +83,71 @@ for (const protocol of ['http/protobuf', 'http/json']) {
     assert.equal(receiver.requests[0].headers['x-tenant'], 't 1');
   });
 }
+
+/**
+ * Runs http-app.mjs with `env`, sends one call chain, waits until `spans()` holds its three spans
+ * (so the exporter sent them while the app ran, not the exit path), then SIGTERM.
+ * @returns the incoming traceparent's ids and how the app ended
+ */
+async function exportWhileRunning(t, env, spans) {
+  const app = start('http-app.mjs', { env: { OTEL_BSP_SCHEDULE_DELAY: '100', ...env } });
+  t.after(() => app.kill('SIGKILL'));
+  const [, port] = await app.ready();
+  const incoming = await sendCallChain(assert, port);
+  await waitFor(() => spans().length >= 3, 15000, 'three spans at the receiver');
+  app.kill('SIGTERM');
+  const { code, signal } = await app.done;
+  return { incoming, end: { code, signal } };
+}
+
+test('OTLP grpc: the OTLP/gRPC exporter sends each span to TraceService/Export while the app runs (trace ids, parents, kinds, resource, metadata)', async (t) => {
+  const receiver = await startGrpcReceiver();
+  t.after(() => receiver.close());
+  const env = {
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+    OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=t%201',
+    OTEL_SERVICE_NAME: 'grpc-happy',
+  };
+  const spans = () => receiver.requests.flatMap((r) => decodeOtlpProtobuf(r.body));
+  const { incoming, end } = await exportWhileRunning(t, env, spans);
+  assert.deepEqual(end, { code: null, signal: 'SIGTERM' });
+  assertCallChain(assert, spans(), incoming);
+  for (const s of spans()) assert.equal(s.resource['service.name'], 'grpc-happy');
+  assert.equal(receiver.requests[0].metadata['x-tenant'], 't 1');
+});
+
+test('OTLP http/protobuf: the body decodes as a protobuf ExportTraceServiceRequest (trace ids, parents, kinds)', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const spans = () => receiver.requests.flatMap((r) => decodeOtlpProtobuf(r.body));
+  const { incoming, end } = await exportWhileRunning(t, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}` }, spans);
+  assert.deepEqual(end, { code: null, signal: 'SIGTERM' });
+  assert.equal(receiver.requests[0].url, '/v1/traces');
+  assert.equal(receiver.requests[0].contentType, 'application/x-protobuf');
+  assertCallChain(assert, spans(), incoming);
+});
+
+test('OTEL_EXPORTER_OTLP_COMPRESSION=gzip: the request body is gzip-encoded protobuf holding every span', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip' };
+  const { code } = await start('exit-app.mjs', { args: ['normal', '5'], env }).done;
+  assert.equal(code, 0);
+  assert.ok(receiver.requests.length > 0);
+  for (const r of receiver.requests) assert.equal(r.headers['content-encoding'], 'gzip');
+  const spans = receiver.requests.flatMap((r) => decodeOtlpProtobuf(gunzipSync(r.body)));
+  assert.deepEqual(spans.map((s) => s.name).sort(), Array.from({ length: 5 }, (_, i) => `work-${i}`));
+});
+
+test('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL wins over OTEL_EXPORTER_OTLP_PROTOCOL (http/json over grpc)', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' };
+  const { code, stderr } = await start('exit-app.mjs', { args: ['normal', '3'], env }).done;
+  assert.equal(code, 0);
+  assert.equal(stderr, '');
+  assert.equal(receiver.requests[0].contentType, 'application/json');
+  const spans = receiver.requests.flatMap((r) => decodeExportRequest(JSON.parse(r.body.toString())));
+  assert.deepEqual(spans.map((s) => s.name).sort(), ['work-0', 'work-1', 'work-2']);
+});

@@ -1,9 +1,9 @@
 // A burst of requests through the default pipeline (span files): every span reaches the file, and
-// with a queue bound too small for the burst, every span is either on disk or counted as dropped.
+// with a queue bound too small for the burst (TRACEHOOK_MAX_QUEUE_BYTES, OTEL_BSP_MAX_QUEUE_SIZE), every span is either on disk or counted as dropped.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { burst } from './helpers/burst.mjs';
-import { get, readSpans, spansDir, start } from './helpers/fixture.mjs';
+import { get, readSpans, run, spansDir, start } from './helpers/fixture.mjs';
 
 const SPANS_PER_REQUEST = 5;
 
@@ -58,4 +58,19 @@ test('a queue bound too small for the burst: spans beyond it are dropped, counte
   assert.ok(queueFull >= stats.dropped.queueFull);
   assert.equal(stderr.match(/losses:/g).length, 1);
   console.log(`# 64 KiB bound: ${spans.length} written, ${queueFull} dropped of ${ended}`);
+});
+
+test('OTEL_BSP_MAX_QUEUE_SIZE=10: 50 spans ended in one turn keep the first 10, the other 40 are dropped and counted (control: unset, all 50 written)', async (t) => {
+  const queued = async (env) => {
+    const dir = spansDir(t);
+    const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '50'], env: { TRACEHOOK_SPANS_DIR: dir, ...env } });
+    assert.equal(code, 0);
+    return { names: (await readSpans(dir)).map((s) => s.name).sort(), stderr };
+  };
+  const [unbounded, bounded] = await Promise.all([queued({}), queued({ OTEL_BSP_MAX_QUEUE_SIZE: '10' })]);
+  assert.equal(unbounded.names.length, 50);
+  assert.equal(unbounded.stderr, '');
+  assert.deepEqual(bounded.names, Array.from({ length: 10 }, (_, i) => `work-${i}`).sort());
+  assert.match(bounded.stderr, /the span queue is at its bound of 10 spans \(OTEL_BSP_MAX_QUEUE_SIZE\)/);
+  assert.match(bounded.stderr, /\[tracehook\] losses: 40 of 50 ended spans were lost \(queue full: 40, export failed: 0, write failed: 0, shutdown bound reached: 0\); 10 exported/);
 });

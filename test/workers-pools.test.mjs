@@ -33,25 +33,30 @@ function assertTaskTraces(spans, system, count) {
     assert.notEqual(consumer.resource['thread.id'], 0, 'the task ran in a worker thread');
     assert.equal(consumer.attributes['thread.id'], consumer.resource['thread.id']);
     assert.equal(consumer.status.code, i % 100 === 99 ? 'ERROR' : 'UNSET', `task ${i}: a task that throws marks its CONSUMER span ERROR`);
+    // The app saw which worker ran the task (its result); the CONSUMER span is that worker's.
+    if (i % 100 !== 99) assert.equal(consumer.resource['thread.id'], caller.attributes['task.thread.id'], `task ${i}: its CONSUMER span comes from the worker that ran it`);
   }
   assert.equal(traces.size, count, 'each task from its own trace');
+  // However the pool scheduled them: every worker that ran a task was traced.
+  const ranTasks = new Set(idx.named(/^caller /).map((s) => s.attributes['task.thread.id']).filter((id) => id !== undefined));
+  const traced = new Set(consumers.map((s) => s.resource['thread.id']));
+  assert.deepEqual([...ranTasks].sort(), [...traced].sort(), 'the threads that ran tasks are the threads with CONSUMER spans');
   return consumers;
 }
 
-test('piscina: 1000 concurrent tasks on 4 workers, each CONSUMER span the child of its own caller\'s PRODUCER span (CJS app)', async (t) => {
+test('piscina: 1000 concurrent tasks on a pool of 4 workers, each CONSUMER span the child of its own caller\'s PRODUCER span, in the worker that ran it (CJS app)', async (t) => {
   const dir = spansDir(t);
   const result = await run('workers/piscina-pool.cjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^done 990 10 4$/m, 'every task got its own input back; 4 workers ran them');
-  const consumers = assertTaskTraces(await readSpans(dir), 'piscina', 1000);
-  assert.equal(new Set(consumers.map((s) => s.resource['thread.id'])).size, 4, 'spans of all 4 workers reached the span files');
+  assert.match(result.stdout, /^done 990 10 [1-4]$/m, 'every task got its own input back (how many of the 4 workers ran them is the pool\'s choice)');
+  assertTaskTraces(await readSpans(dir), 'piscina', 1000);
 });
 
-test('tinypool: 200 concurrent tasks on 2 workers from an ES module, each CONSUMER span the child of its own caller\'s PRODUCER span', async (t) => {
+test('tinypool: 200 concurrent tasks on a pool of 2 workers from an ES module, each CONSUMER span the child of its own caller\'s PRODUCER span, in the worker that ran it', async (t) => {
   const dir = spansDir(t);
   const result = await run('workers/tinypool-pool.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^done 198 2 2$/m);
+  assert.match(result.stdout, /^done 198 2 [12]$/m, 'every task got its own input back');
   assertTaskTraces(await readSpans(dir), 'tinypool', 200);
 });
 

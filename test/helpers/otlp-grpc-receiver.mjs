@@ -1,5 +1,6 @@
-// A local OTLP/gRPC trace receiver on 127.0.0.1:0 for the tests: stores the protobuf body of each
-// TraceService/Export call and answers with an empty ExportTraceServiceResponse.
+// A local OTLP/gRPC trace receiver on 127.0.0.1:0 for the tests: stores the protobuf body and the
+// metadata (as a plain object) of each TraceService/Export call and answers with an empty
+// ExportTraceServiceResponse.
 import * as grpc from '@grpc/grpc-js';
 
 const same = (b) => b;
@@ -10,7 +11,7 @@ export async function startGrpcReceiver() {
   const method = { path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export', requestStream: false, responseStream: false, requestSerialize: same, requestDeserialize: same, responseSerialize: same, responseDeserialize: same };
   server.addService({ Export: method }, {
     Export(call, callback) {
-      requests.push({ body: call.request });
+      requests.push({ body: call.request, metadata: call.metadata.getMap() });
       callback(null, Buffer.alloc(0));
     },
   });

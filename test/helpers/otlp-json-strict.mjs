@@ -9,14 +9,9 @@
 //     (lowercase hex of 16/8 bytes; parentSpanId may be empty);
 //   - repeated fields as arrays, messages as objects.
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { EXPORT_TRACE_REQUEST as REQUEST } from './otlp-proto.mjs';
 
-const require = createRequire(import.meta.url);
-const protobuf = require('protobufjs');
-
-const PROTO_DIR = join(dirname(require.resolve('dd-trace/package.json')), 'packages/dd-trace/src/opentelemetry/otlp');
-const root = protobuf.loadSync(join(PROTO_DIR, 'trace_service.proto')).resolveAll();
-const REQUEST = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+const protobuf = createRequire(import.meta.url)('protobufjs');
 
 const RANGES = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
