@@ -6,6 +6,7 @@ import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
 import { unrefTimersOf } from '../preload/unref-timers.js';
 import { createDirectOtlpHttpExporter } from './direct-otlp-http-exporter.js';
+import { wrap } from '../patch/wrap.js';
 import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
 
 /**
@@ -86,18 +87,17 @@ function unrefAgentFactory(exporterPackage: string): AgentFactory | undefined {
 function unrefSockets(agent: Agent): Agent {
   type Socket = { unref?: () => void };
   const a = agent as unknown as { createConnection: (...args: unknown[]) => Socket | undefined; reuseSocket: (socket: Socket, req: unknown) => void };
-  const create = a.createConnection;
-  a.createConnection = function (this: unknown, ...args: unknown[]) {
+  const otherwise = 'a request to a backend that hangs keeps the process alive until the time-out';
+  wrap(a, 'createConnection', { component: 'otlp', id: 'otlp.Agent#createConnection', otherwise }, (create) => function (this: unknown, ...args: unknown[]) {
     const socket = Reflect.apply(create, this, args) as Socket | undefined;
     socket?.unref?.();
     return socket;
-  };
+  });
   // Agent#reuseSocket refs a kept-alive socket again for its next request: keep the rest of what it
   // does (replacing it whole left request listeners on reused sockets), then unref.
-  const reuse = a.reuseSocket;
-  a.reuseSocket = function (this: unknown, socket: Socket, req: unknown) {
+  wrap(a, 'reuseSocket', { component: 'otlp', id: 'otlp.Agent#reuseSocket', otherwise }, (reuse) => function (this: unknown, socket: Socket, req: unknown) {
     Reflect.apply(reuse, this, [socket, req]);
     socket.unref?.();
-  };
+  });
   return agent;
 }

@@ -1,4 +1,6 @@
 import { sep } from 'node:path';
+import { logDebug } from '../diag/logger.js';
+import { wrap } from '../patch/wrap.js';
 
 const NODE_MODULES = `${sep}node_modules${sep}`;
 const BRIDGE_KEY = Symbol.for('tracehook.esmCjsBridge');
@@ -32,17 +34,16 @@ export function installEsmCjsBridge(): void {
   // `require()` call runs. Tracked here, because reading `module.parent` prints DEP0144 under
   // `--pending-deprecation`.
   let requiring = false;
-  const requireModule = Module.prototype.require;
-  Module.prototype.require = function (this: CjsModule, id: string) {
+  const otherwise = 'CommonJS packages imported from ES modules stay uninstrumented';
+  wrap(Module.prototype, 'require', { component: 'instrumentations', id: 'esm-cjs-bridge.Module#require', otherwise }, (requireModule) => function (this: CjsModule, id: string) {
     requiring = true;
     try {
       return requireModule.call(this, id);
     } finally {
       requiring = false;
     }
-  };
-  const load = Module.prototype.load;
-  Module.prototype.load = function (this: CjsModule, filename: string) {
+  });
+  wrap(Module.prototype, 'load', { component: 'instrumentations', id: 'esm-cjs-bridge.Module#load', otherwise }, (load) => function (this: CjsModule, filename: string) {
     const required = requiring;
     requiring = false;
     const result = load.call(this, filename);
@@ -50,10 +51,11 @@ export function installEsmCjsBridge(): void {
       try {
         const exports = this.require(filename);
         if (exports !== this.exports) this.exports = exports;
-      } catch {
+      } catch (err) {
         // The package loaded; only its instrumentation failed, and that must not fail the import.
+        logDebug('instrumentations', `${filename}: instrumenting it for an ES module's import failed (${(err as Error)?.message?.split('\n')[0]})`);
       }
     }
     return result;
-  };
+  });
 }

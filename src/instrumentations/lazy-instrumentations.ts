@@ -2,7 +2,8 @@ import { sep } from 'node:path';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
-import { logWarn } from '../diag/logger.js';
+import { logDebug, logWarn } from '../diag/logger.js';
+import { wrap } from '../patch/wrap.js';
 
 const NODE_MODULES = `${sep}node_modules${sep}`;
 
@@ -57,9 +58,9 @@ export class LazyInstrumentations implements Instrumentation {
 
   private hookModuleLoad(): void {
     const Module = require('node:module') as { prototype: CjsModule };
-    const load = Module.prototype.load;
     const self = this;
-    Module.prototype.load = function (this: CjsModule, filename: string) {
+    const site = { component: 'instrumentations', id: 'lazy-instrumentations.Module#load', otherwise: 'instrumentations of packages loaded later are never loaded' };
+    wrap(Module.prototype, 'load', site, (load) => function (this: CjsModule, filename: string) {
       const pkg = self.byPackage.size > 0 && typeof filename === 'string' ? packageOf(filename) : undefined;
       if (pkg === undefined || !self.byPackage.has(pkg) || !self.activate(pkg)) return load.apply(this, arguments as unknown as [string]);
       const result = load.apply(this, arguments as unknown as [string]);
@@ -69,11 +70,12 @@ export class LazyInstrumentations implements Instrumentation {
       try {
         const exports = this.require(filename);
         if (exports !== this.exports) this.exports = exports;
-      } catch {
+      } catch (err) {
         // The package loaded; only its instrumentation failed, and that must not fail the require.
+        logDebug('instrumentations', `${pkg}: applying its instrumentation failed (${(err as Error)?.message?.split('\n')[0]})`);
       }
       return result;
-    };
+    });
   }
 
   /** @returns whether an instrumentation was loaded */

@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import { logDebug } from '../diag/logger.js';
+import { isPatched, wrap } from '../patch/wrap.js';
 
 /**
  * The signals whose default action ends the process and after which spans are flushed. SIGHUP is
@@ -46,13 +47,13 @@ function patch(): SignalPatch {
   proc[PATCH_KEY] = state;
   const visible = (list: Listener[]) => (state.hidden.size === 0 ? list : list.filter((l) => !state.hidden.has(l)));
   const { listeners, rawListeners, listenerCount, eventNames, emit } = process as unknown as Record<string, (...a: unknown[]) => unknown>;
-  define('listeners', function (this: unknown, type: unknown) {
+  define('listeners', () => function (this: unknown, type: unknown) {
     return visible(Reflect.apply(listeners, this, [type]) as Listener[]);
   });
-  define('rawListeners', function (this: unknown, type: unknown) {
+  define('rawListeners', () => function (this: unknown, type: unknown) {
     return visible(Reflect.apply(rawListeners, this, [type]) as Listener[]);
   });
-  define('listenerCount', function (this: unknown, type: unknown, listener?: unknown) {
+  define('listenerCount', () => function (this: unknown, type: unknown, listener?: unknown) {
     const count = Reflect.apply(listenerCount, this, listener === undefined ? [type] : [type, listener]) as number;
     if (state.removing > 0 || this !== process || listener !== undefined) return count;
     const all = Reflect.apply(listeners, this, [type]) as Listener[];
@@ -61,13 +62,13 @@ function patch(): SignalPatch {
   // Untraced, a name is listed in the order its first listener was added; the preload's hidden
   // listeners made the signal names first, so names are listed by when the app's first came.
   const order = (n: string | symbol) => state.created.get(n) ?? -1;
-  define('eventNames', function (this: unknown) {
+  define('eventNames', () => function (this: unknown) {
     const names = Reflect.apply(eventNames, this, []) as (string | symbol)[];
     if (this !== process) return names;
     return names.filter((n) => (process.listeners(n as NodeJS.Signals) as Listener[]).length > 0).sort((a, b) => order(a) - order(b));
   });
   // process.emit carries every IPC message and warning: no rest/spread arrays per call.
-  define('emit', function (this: unknown, type: unknown, name?: unknown, listener?: unknown) {
+  define('emit', () => function (this: unknown, type: unknown, name?: unknown, listener?: unknown) {
     if (type === 'newListener' && this === process && !state.hidden.has(listener as Listener) && process.listeners(name as NodeJS.Signals).length === 0) {
       state.created.set(name as string, ++state.seq);
     }
@@ -82,10 +83,10 @@ function patch(): SignalPatch {
   return state;
 }
 
-/** Replaces a method of `process` with an own property of the same enumerability. */
-function define(name: string, fn: (...args: never[]) => unknown): void {
-  const current = Object.getOwnPropertyDescriptor(process, name);
-  Object.defineProperty(process, name, { value: fn, writable: true, configurable: true, enumerable: current?.enumerable ?? false });
+/** Replaces a method of `process` (an own property of the same enumerability; site `signals.process.<name>`). */
+function define(name: string, wrapper: (original: (...args: unknown[]) => unknown) => (...args: never[]) => unknown): void {
+  const site = { component: 'exit', id: `signals.process.${name}`, otherwise: "the preload's signal listeners may be visible to the app" };
+  wrap(process as unknown as Record<string, (...args: unknown[]) => unknown>, name, site, wrapper as (original: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown);
 }
 
 /** Adds `listener` for `event` (a signal, `exit` or `beforeExit`), invisible to the app (see above). */
@@ -127,9 +128,8 @@ export function exitSignalOf(signal: unknown): ExitSignal | undefined {
  * the signal, and the app would run on (and with nothing left to do, end with status 0).
  */
 export function patchSelfKill(beforeKill: (signal: ExitSignal) => void): void {
-  const original = process.kill;
-  if ((original as { __tracehookSelfKill?: true }).__tracehookSelfKill) return;
-  const kill = function kill(this: unknown, pid: number, signal?: string | number): true {
+  if (isPatched(process.kill, 'signals.process.kill')) return;
+  define('kill', (original) => function kill(this: unknown, pid: number, signal?: string | number): true {
     const sig = Number(pid) === process.pid ? exitSignalOf(signal) : undefined;
     if (sig !== undefined && appSignalListeners(sig) === 0) {
       try {
@@ -139,7 +139,5 @@ export function patchSelfKill(beforeKill: (signal: ExitSignal) => void): void {
       }
     }
     return Reflect.apply(original, this, [pid, signal]) as true;
-  };
-  Object.defineProperty(kill, '__tracehookSelfKill', { value: true });
-  define('kill', kill);
+  });
 }

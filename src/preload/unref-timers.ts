@@ -1,6 +1,7 @@
 import { logDebug } from '../diag/logger.js';
+import { isPatched, unwrap, wrap } from '../patch/wrap.js';
 
-const UNREF = Symbol.for('tracehook.unrefSetTimeout');
+const SET_TIMEOUT_SITE = { component: 'exit', id: 'unref-timers.setTimeout', otherwise: "the SDK's export timers may keep the process alive until they fire" };
 
 /**
  * Runs `fn` with every timer it creates synchronously (through the global `setTimeout`) unref'd,
@@ -14,20 +15,16 @@ const UNREF = Symbol.for('tracehook.unrefSetTimeout');
  * replaced `setTimeout`; it is restored before this returns or throws.
  */
 export function withUnrefTimers<T>(fn: () => T): T {
-  const g = globalThis as typeof globalThis & { setTimeout: typeof setTimeout & { [UNREF]?: true } };
-  const original = g.setTimeout;
-  if (original[UNREF]) return fn();
-  const unrefTimeout = function setTimeout(this: unknown, ...args: Parameters<typeof original>) {
+  // Inside an outer call the global is already swapped: nothing to do, nothing to restore.
+  const swapped = wrap(globalThis, 'setTimeout', SET_TIMEOUT_SITE, (original) => function setTimeout(this: unknown, ...args: Parameters<typeof original>) {
     const timer = Reflect.apply(original, this, args) as ReturnType<typeof original>;
     (timer as { unref?: () => void }).unref?.();
     return timer;
-  } as typeof original & { [UNREF]?: true };
-  unrefTimeout[UNREF] = true;
-  g.setTimeout = unrefTimeout;
+  } as typeof original);
   try {
     return fn();
   } finally {
-    g.setTimeout = original;
+    if (swapped) unwrap(globalThis, 'setTimeout', SET_TIMEOUT_SITE);
   }
 }
 
@@ -38,19 +35,12 @@ export function withUnrefTimers<T>(fn: () => T): T {
  * @returns whether the method was found
  */
 export function unrefTimersOf(target: unknown, method: string, what: string): boolean {
-  const object = target as Record<string, unknown> | undefined;
-  const original = object?.[method];
-  if (typeof original !== 'function') {
-    logDebug('exit', `${what} has no ${method}(): its timers may keep the process alive until they fire`);
-    return false;
-  }
-  if ((original as { [UNREF]?: true })[UNREF]) return true;
-  const wrapped = function (this: unknown, ...args: unknown[]) {
+  const object = target as Record<string, (...args: unknown[]) => unknown> | undefined;
+  const site = { component: 'exit', id: `unref-timers.${method}`, otherwise: `${what}'s timers may keep the process alive until they fire` };
+  if (typeof object?.[method] === 'function' && isPatched(object[method], site.id)) return true;
+  return wrap(object, method, site, (original) => function (this: unknown, ...args: unknown[]) {
     return withUnrefTimers(() => Reflect.apply(original, this, args));
-  };
-  (wrapped as unknown as { [UNREF]?: true })[UNREF] = true;
-  object![method] = wrapped;
-  return true;
+  });
 }
 
 /**

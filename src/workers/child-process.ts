@@ -1,6 +1,7 @@
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { isDisabled } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
+import { isPatched, wrap } from '../patch/wrap.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import { ENV_CARRIER_FIELDS, envCarrier, envVariableName } from '../propagation/env-carrier.js';
 import type { MessagingSystem } from './messaging-spans.js';
@@ -22,7 +23,7 @@ import { CHANNEL_SECRET, EARLY_IPC_KEY, IPC_CMD, IPC_SECRET_VARIABLE, isInternal
  */
 
 const INSTRUMENTED = Symbol('tracehook.ipc');
-const PATCHED = Symbol('tracehook.childProcess');
+const SPAWN_SITE = { component: 'workers', id: 'child_process.ChildProcess#spawn', otherwise: "child processes start without the preload or the trace" };
 
 /** `TRACEPARENT` this process was started with: a child env holding it inherited it, it was not set by the app. */
 let inheritedTraceparent: string | undefined;
@@ -94,13 +95,11 @@ type ChildProcessLike = import('node:child_process').ChildProcess & { [INSTRUMEN
 /** Installs the parent side: context and preload into every child, IPC on every child's channel. Idempotent. */
 export function installChildProcessParent(): void {
   const cp = require('node:child_process') as typeof import('node:child_process') & Record<string, unknown>;
-  const proto = cp.ChildProcess.prototype as unknown as { spawn(options: SpawnOptions): unknown; [PATCHED]?: true };
-  if (proto[PATCHED]) return;
-  Object.defineProperty(proto, PATCHED, { value: true });
+  const proto = cp.ChildProcess.prototype as unknown as { spawn(options: SpawnOptions): unknown };
+  if (isPatched(proto.spawn, SPAWN_SITE.id)) return;
   inheritedTraceparent = envCarrier(process.env).get('traceparent');
 
-  const spawn = proto.spawn;
-  proto.spawn = function (this: ChildProcessLike, options: SpawnOptions) {
+  wrap(proto, 'spawn', SPAWN_SITE, (spawn) => function spawnWithPreloadAndTrace(this: ChildProcessLike, options: SpawnOptions) {
     let plan: SpawnPlan | undefined;
     try {
       plan = planSpawn(options);
@@ -111,22 +110,19 @@ export function installChildProcessParent(): void {
     // Only a Node.js child routes NODE_-prefixed messages away from its 'message' listeners.
     if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination, CHANNEL_SECRET);
     return result;
-  };
+  });
 
   for (const name of ['spawnSync', 'execFileSync', 'execSync'] as const) {
-    const original = cp[name] as (...args: unknown[]) => unknown;
-    if (typeof original !== 'function') continue;
-    (cp as Record<string, unknown>)[name] = {
-      [name](this: unknown, ...args: unknown[]) {
-        let changed = args;
-        try {
-          changed = withChildEnv(name, args);
-        } catch {
-          // as the app called it
-        }
-        return original.apply(this, changed);
-      },
-    }[name];
+    const site = { component: 'workers', id: `child_process.${name}`, otherwise: `${name} children start without the preload or the trace` };
+    wrap(cp as Record<string, unknown>, name, site, (original) => function withChildEnvironment(this: unknown, ...args: unknown[]) {
+      let changed = args;
+      try {
+        changed = withChildEnv(name, args);
+      } catch {
+        // as the app called it
+      }
+      return (original as (...a: unknown[]) => unknown).apply(this, changed);
+    });
   }
 }
 
@@ -236,8 +232,9 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
   Object.defineProperty(target, INSTRUMENTED, { value: true });
   const state: IpcState = initial ?? { sent: 0, received: 0, carriers: new Map() };
 
-  const send = target.send as unknown as Send;
-  target.send = function (this: unknown, message: unknown, ...rest: unknown[]) {
+  const ipc = target as unknown as { send: Send; emit: Emit };
+  const sendSite = { component: 'workers', id: 'ipc.send', otherwise: 'IPC messages carry no trace' };
+  wrap(ipc, 'send', sendSite, (send) => function (this: unknown, message: unknown, ...rest: unknown[]) {
     if (isInternalIpcMessage(message)) return send.call(this, message, ...rest);
     const seq = state.sent + 1;
     const outgoing = startSend(system, destination, 'send');
@@ -267,10 +264,10 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
     state.sent = seq;
     if (outgoing !== undefined) endSend(outgoing);
     return result;
-  } as typeof target.send;
+  });
 
-  const emit = target.emit as Emit;
-  target.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
+  const emitSite = { component: 'workers', id: 'ipc.emit', otherwise: "IPC messages run outside the sender's trace" };
+  wrap(ipc, 'emit', emitSite, (emit) => function (this: unknown, event: string | symbol, ...args: unknown[]) {
     if (event === 'internalMessage') {
       const message = args[0];
       if (isIpcCarrier(message, secret)) receiveCarrier(state, message);
@@ -282,7 +279,7 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
     if (carried === undefined) return runFresh(() => emit.call(this, event, ...args));
     state.carriers.delete(seq);
     return runProcess(system, destination, 'message', carried.carrier, carried.id, () => emit.call(this, event, ...args));
-  } as typeof target.emit;
+  });
 }
 
 function receiveCarrier(state: IpcState, message: IpcCarrierMessage): void {

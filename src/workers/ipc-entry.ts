@@ -1,5 +1,6 @@
 import type { EarlyIpcState } from './protocol.js';
 import { EARLY_IPC_KEY, IPC_SECRET_VARIABLE, isIpcCarrier } from './protocol.js';
+import { wrap } from '../patch/wrap.js';
 
 /**
  * `--require`d (through `NODE_OPTIONS`) into a Node.js child that an instrumented parent starts
@@ -18,8 +19,8 @@ function install(): void {
   if (typeof process.send !== 'function' || g[EARLY_IPC_KEY] !== undefined || !secret) return;
   const state: EarlyIpcState = { secret, carriers: new Map(), received: 0, adopted: false };
   g[EARLY_IPC_KEY] = state;
-  const emit = process.emit;
-  process.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
+  const site = { component: 'workers', id: 'ipc-entry.process.emit', otherwise: 'IPC carriers that arrive before the preload listens are lost' };
+  wrap(process, 'emit', site, (emit) => function (this: unknown, event: string | symbol, ...args: unknown[]) {
     if (!state.adopted) {
       const message = args[0];
       if (event === 'internalMessage' && isIpcCarrier(message, secret)) {
@@ -30,7 +31,7 @@ function install(): void {
       }
     }
     return Reflect.apply(emit, this, [event, ...args]);
-  } as typeof process.emit;
+  } as typeof process.emit);
 }
 
 install();

@@ -3,6 +3,7 @@ import type { Outgoing } from './messaging-spans.js';
 import { startSend } from './messaging-spans.js';
 import type { PoolName, PoolTaskCarrier } from './protocol.js';
 import { CHANNEL_SECRET, POOL_CARRIER_KEY } from './protocol.js';
+import { isPatched, wrap } from '../patch/wrap.js';
 
 /**
  * The caller side of piscina and tinypool (`pool.run(task)`), without hooking either package:
@@ -21,6 +22,7 @@ import { CHANNEL_SECRET, POOL_CARRIER_KEY } from './protocol.js';
 
 const PRODUCER = Symbol('tracehook.pool.producer');
 const PATCHED = Symbol('tracehook.pool.patched');
+const ASYNC_RESOURCE_SITE = { component: 'workers', id: 'pools.async_hooks.AsyncResource', otherwise: 'pool.run() starts no PRODUCER span' };
 
 const TASK_TYPES: Record<string, PoolName> = { 'Piscina.Task': 'piscina', 'Tinypool.Task': 'tinypool' };
 
@@ -35,11 +37,9 @@ let armed: { taskId: unknown; value: PoolTaskCarrier } | undefined;
 
 /** Installs the caller side of pools in this thread. Idempotent. */
 export function installPoolMain(): void {
-  const asyncHooks = require('node:async_hooks') as typeof import('node:async_hooks') & { AsyncResource: { [PATCHED]?: true } };
-  if (asyncHooks.AsyncResource[PATCHED]) return;
-  const Original = asyncHooks.AsyncResource;
-
-  class AsyncResource extends Original {
+  const asyncHooks = require('node:async_hooks') as typeof import('node:async_hooks');
+  if (isPatched(asyncHooks.AsyncResource, ASYNC_RESOURCE_SITE.id)) return;
+  wrap(asyncHooks, 'AsyncResource', ASYNC_RESOURCE_SITE, (Original) => class AsyncResource extends Original {
     constructor(type: string, options?: ConstructorParameters<typeof Original>[1]) {
       super(type, options);
       const pool = TASK_TYPES[type];
@@ -51,19 +51,17 @@ export function installPoolMain(): void {
     static override [Symbol.hasInstance](value: unknown): boolean {
       return this === AsyncResource ? value instanceof Original : Function.prototype[Symbol.hasInstance].call(this, value);
     }
-  }
-  Object.defineProperty(AsyncResource, PATCHED, { value: true });
-  asyncHooks.AsyncResource = AsyncResource;
+  });
 
   const { MessagePort } = require('node:worker_threads') as typeof import('node:worker_threads');
-  const post = MessagePort.prototype.postMessage;
-  MessagePort.prototype.postMessage = function postMessage(this: unknown, message: unknown, transfer?: unknown) {
+  const postSite = { component: 'workers', id: 'pools.MessagePort#postMessage', otherwise: "pool tasks reach their worker without the caller's trace" };
+  wrap(MessagePort.prototype, 'postMessage', postSite, (post) => function postMessage(this: unknown, message: unknown, transfer?: unknown) {
     if (armed !== undefined && typeof message === 'object' && message !== null && (message as { taskId?: unknown }).taskId === armed.taskId) {
       (message as Record<string, unknown>)[POOL_CARRIER_KEY] = armed.value;
       armed = undefined;
     }
     return post.call(this, message, transfer as never);
-  };
+  });
 }
 
 function onTaskCreated(task: TaskInfoLike, pool: PoolName, prototype: Record<PropertyKey, unknown>): void {
@@ -74,35 +72,31 @@ function onTaskCreated(task: TaskInfoLike, pool: PoolName, prototype: Record<Pro
 
 function patchTaskInfo(prototype: Record<PropertyKey, unknown>): void {
   Object.defineProperty(prototype, PATCHED, { value: true });
-  const release = prototype.releaseTask;
-  if (typeof release === 'function') {
-    prototype.releaseTask = function releaseTask(this: TaskInfoLike) {
-      const outgoing = this[PRODUCER];
-      if (outgoing !== undefined) {
-        this[PRODUCER] = undefined;
-        try {
-          if (typeof this.filename === 'string') outgoing.span.setAttribute('messaging.destination.name', this.filename);
-        } catch {
-          // an attribute is not worth failing the hand-over
-        }
-        armed = { taskId: this.taskId, value: { secret: CHANNEL_SECRET, carrier: outgoing.carrier, id: outgoing.id } };
-        endSpan(outgoing.span);
-      } else {
-        armed = undefined;
+  const releaseSite = { component: 'workers', id: 'pools.TaskInfo#releaseTask', otherwise: 'pool tasks reach their worker without a carrier' };
+  wrap(prototype, 'releaseTask', releaseSite, (release) => function releaseTask(this: TaskInfoLike) {
+    const outgoing = this[PRODUCER];
+    if (outgoing !== undefined) {
+      this[PRODUCER] = undefined;
+      try {
+        if (typeof this.filename === 'string') outgoing.span.setAttribute('messaging.destination.name', this.filename);
+      } catch {
+        // an attribute is not worth failing the hand-over
       }
-      return release.apply(this, arguments);
-    };
-  }
-  const done = prototype.done;
-  if (typeof done === 'function') {
-    prototype.done = function done_(this: TaskInfoLike, err: unknown) {
-      const outgoing = this[PRODUCER];
-      if (outgoing !== undefined) {
-        this[PRODUCER] = undefined;
-        if (err !== null && err !== undefined) markSpanError(outgoing.span, err);
-        endSpan(outgoing.span);
-      }
-      return done.apply(this, arguments);
-    };
-  }
+      armed = { taskId: this.taskId, value: { secret: CHANNEL_SECRET, carrier: outgoing.carrier, id: outgoing.id } };
+      endSpan(outgoing.span);
+    } else {
+      armed = undefined;
+    }
+    return (release as (...args: unknown[]) => unknown).apply(this, arguments as unknown as unknown[]);
+  });
+  const doneSite = { component: 'workers', id: 'pools.TaskInfo#done', otherwise: 'a task that never reached a worker keeps its PRODUCER span open' };
+  wrap(prototype, 'done', doneSite, (done) => function endProducerSpanThenDone(this: TaskInfoLike, err: unknown) {
+    const outgoing = this[PRODUCER];
+    if (outgoing !== undefined) {
+      this[PRODUCER] = undefined;
+      if (err !== null && err !== undefined) markSpanError(outgoing.span, err);
+      endSpan(outgoing.span);
+    }
+    return (done as (...args: unknown[]) => unknown).apply(this, arguments as unknown as unknown[]);
+  });
 }

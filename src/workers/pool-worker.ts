@@ -4,6 +4,7 @@ import type { Incoming } from './messaging-spans.js';
 import { startProcess } from './messaging-spans.js';
 import type { PoolName, PoolTaskMessage } from './protocol.js';
 import { CONTROL, isPoolResponse, isPoolTaskMessage, POOL_CARRIER_KEY } from './protocol.js';
+import { wrap } from '../patch/wrap.js';
 import { enterContext } from './startup-context.js';
 import { acknowledgeFlush, flushSpansNow, unflushedSpans } from './worker-threads-worker.js';
 
@@ -55,8 +56,8 @@ export function installPoolWorker(pool: PoolName, secret: string, control: Int32
   if (state !== undefined) return;
   state = { pool, secret, control, running: new Map(), dirty: false, cheapFlush };
   const wt = require('node:worker_threads') as typeof import('node:worker_threads');
-  const receive = wt.receiveMessageOnPort;
-  wt.receiveMessageOnPort = function receiveMessageOnPort(port: unknown) {
+  const receiveSite = { component: 'workers', id: 'pool-worker.receiveMessageOnPort', otherwise: "pool tasks run outside their caller's trace" };
+  wrap(wt, 'receiveMessageOnPort', receiveSite, (receive) => function receiveMessageOnPort(port: unknown) {
     const received = receive(port as never);
     if (received !== undefined && taskPorts.has(port as object) && isPoolTaskMessage(received.message)) {
       const incoming = begin(received.message);
@@ -64,10 +65,10 @@ export function installPoolWorker(pool: PoolName, secret: string, control: Int32
       else if (context.active() !== ROOT_CONTEXT) enterContext(ROOT_CONTEXT);
     }
     return received;
-  } as typeof receive;
+  } as typeof receive);
 
-  const wait = Atomics.wait;
-  Atomics.wait = function wait_(typedArray: Int32Array, index: number, value: number, timeout?: number) {
+  const waitSite = { component: 'workers', id: 'pool-worker.Atomics.wait', otherwise: 'a parked pool worker neither flushes nor answers flush requests' };
+  wrap(Atomics, 'wait', waitSite, (wait) => function waitFlushingEndedSpans(typedArray: Int32Array, index: number, value: number, timeout?: number) {
     let parks = false;
     try {
       parks = state !== undefined && Atomics.load(typedArray, index) === value;
@@ -96,7 +97,7 @@ export function installPoolWorker(pool: PoolName, secret: string, control: Int32
     } finally {
       if (state?.control !== undefined) Atomics.store(state.control, CONTROL.IDLE, 0);
     }
-  } as typeof Atomics.wait;
+  } as typeof Atomics.wait);
 }
 
 /** Called with the pool's start-up message (`{ port, sharedBuffer, filename, … }`). */
@@ -106,24 +107,18 @@ export function onPoolStartup(_pool: PoolName, message: unknown): void {
   if (!(port instanceof MessagePort) || taskPorts.has(port)) return;
   taskPorts.add(port);
 
-  const dispatch = port[kHybridDispatch];
-  if (typeof dispatch === 'function') {
-    port[kHybridDispatch] = function dispatchTask(this: unknown, data: unknown, type: string, event: unknown) {
-      if (type !== 'message' || event !== undefined || !isPoolTaskMessage(data)) return dispatch.call(this, data, type, event);
-      const incoming = begin(data);
-      return context.with(incoming?.context ?? ROOT_CONTEXT, () => dispatch.call(this, data, type, event));
-    };
-  }
-
-  const post = port.postMessage;
-  Object.defineProperty(port, 'postMessage', {
-    configurable: true,
-    writable: true,
-    value: function postMessage(this: unknown, response: unknown) {
-      if (state !== undefined && state.running.size > 0 && isPoolResponse(response)) end(response.taskId, response.error);
-      return Reflect.apply(post, this, arguments);
-    },
+  const dispatchSite = { component: 'workers', id: 'pool-worker.taskPort[kHybridDispatch]', otherwise: "pool tasks read by a 'message' listener run outside their caller's trace" };
+  wrap(port, kHybridDispatch, dispatchSite, (dispatch) => function dispatchTask(this: unknown, data: unknown, type: string, event: unknown) {
+    if (type !== 'message' || event !== undefined || !isPoolTaskMessage(data)) return dispatch!.call(this, data, type, event);
+    const incoming = begin(data);
+    return context.with(incoming?.context ?? ROOT_CONTEXT, () => dispatch!.call(this, data, type, event));
   });
+
+  const postSite = { component: 'workers', id: 'pool-worker.taskPort.postMessage', otherwise: 'CONSUMER spans of pool tasks never end' };
+  wrap(port, 'postMessage', postSite, (post) => function postMessage(this: unknown, response: unknown) {
+    if (state !== undefined && state.running.size > 0 && isPoolResponse(response)) end(response.taskId, response.error);
+    return Reflect.apply(post, this, arguments);
+  } as typeof post);
 }
 
 /** Starts the CONSUMER span of a task that carries a context. */

@@ -2,6 +2,8 @@ import { context, isSpanContextValid, ROOT_CONTEXT, trace } from '@opentelemetry
 import type { Context } from '@opentelemetry/api';
 import { contextFromCarrier } from '../propagation/carrier-record.js';
 import type { Carrier } from './protocol.js';
+import { logDebug } from '../diag/logger.js';
+import { wrap } from '../patch/wrap.js';
 
 interface EnteringContextManager {
   attach?(ctx: Context): unknown;
@@ -31,8 +33,10 @@ export function enterContext(ctx: Context): boolean {
       manager._asyncLocalStorage.enterWith(ctx);
       return true;
     }
-  } catch {
+    logDebug('workers', 'the context manager has neither attach() nor _asyncLocalStorage.enterWith(): the app starts without its parent trace');
+  } catch (err) {
     // A context manager we do not know: the app simply starts without a parent.
+    logDebug('workers', `entering the parent trace failed (${(err as Error)?.message ?? err}): the app starts without it`);
   }
   return false;
 }
@@ -51,13 +55,17 @@ function inheritByDefault(ctx: Context): boolean {
   try {
     const manager = contextManager();
     const storage = manager?._asyncLocalStorage;
-    if (manager === undefined || typeof manager.active !== 'function' || typeof storage?.getStore !== 'function') return false;
+    if (manager === undefined || typeof storage?.getStore !== 'function') {
+      logDebug('workers', 'the context manager is not AsyncLocalStorage-based (no _asyncLocalStorage.getStore()): on Node.js 24+ the app may start without its parent trace');
+      return false;
+    }
     const getStore = storage.getStore.bind(storage);
-    manager.active = function active(): Context {
+    const site = { component: 'workers', id: 'context-manager.active', otherwise: 'on Node.js 24+ the app may start without its parent trace' };
+    return wrap(manager as Required<Pick<EnteringContextManager, 'active'>>, 'active', site, () => function active(): Context {
       return getStore() ?? ctx;
-    };
-    return true;
-  } catch {
+    });
+  } catch (err) {
+    logDebug('workers', `the parent trace is not made the default context (${(err as Error)?.message ?? err})`);
     return false;
   }
 }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { isDisabled, readConfig } from '../config/environment.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
+import { isPatched, wrap } from '../patch/wrap.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
 import type { PreloadKind } from './preload-flags.js';
@@ -26,6 +27,7 @@ type WorkerInstance = InstanceType<WorkerClass>;
 export const WORKER_FLUSH_TIMEOUT_MS = 250;
 
 const STATE = Symbol('tracehook.worker');
+const WORKER_SITE = { component: 'workers', id: 'worker_threads.Worker', otherwise: 'worker threads start without the preload or the trace' };
 
 interface WorkerState {
   /** The worker runs the preload and unwraps envelopes. */
@@ -49,13 +51,12 @@ let flushTimeoutMs = WORKER_FLUSH_TIMEOUT_MS;
  * the caller makes ES-module named imports see it with `syncBuiltinESMExports`). Idempotent.
  */
 export function installWorkerThreadsMain(config: TracehookConfig): void {
-  const wt = require('node:worker_threads') as typeof import('node:worker_threads') & { Worker: WorkerClass & { [STATE]?: true } };
-  if (wt.Worker[STATE]) return;
+  const wt = require('node:worker_threads') as typeof import('node:worker_threads');
+  if (isPatched(wt.Worker, WORKER_SITE.id)) return;
   flushTimeoutMs = Math.min(WORKER_FLUSH_TIMEOUT_MS, config.shutdownTimeoutMs);
-  const Original = wt.Worker;
   const asyncActivation = usesRequireEntry() && (config.startupHook !== undefined || config.exporterImportPath !== undefined);
 
-  class Worker extends Original {
+  wrap(wt, 'Worker', WORKER_SITE, (Original) => class Worker extends Original {
     constructor(filename: string | URL, options?: WorkerOptions) {
       let plan = planWorker(filename, options);
       // Tracing starts here only after the worker's first lines: no environment data, no envelopes.
@@ -119,9 +120,7 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
       live.delete(this as Traced);
       return requestFlush(state.control).then(terminate);
     }
-  }
-  Object.defineProperty(Worker, STATE, { value: true });
-  wt.Worker = Worker as WorkerClass;
+  });
 }
 
 interface WorkerPlan {

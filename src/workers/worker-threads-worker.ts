@@ -1,5 +1,6 @@
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { logDebug } from '../diag/logger.js';
+import { wrap } from '../patch/wrap.js';
 import { getPreloadState } from '../state.js';
 import { endSend, markProcessError, runFresh, runProcess, startSend } from './messaging-spans.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
@@ -81,12 +82,11 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
  * each message before any listener, whichever way the listener was added.
  */
 function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unknown, data: unknown) => unknown): void {
-  const original = port[kHybridDispatch];
-  if (typeof original !== 'function') return;
-  port[kHybridDispatch] = function dispatchMessage(this: unknown, data: unknown, type: string, event: unknown) {
-    if (type !== 'message' || event !== undefined) return original.call(this, data, type, event);
-    return around((value) => original.call(this, value, type, event), data);
-  };
+  const site = { component: 'workers', id: 'worker.parentPort[kHybridDispatch]', otherwise: "messages from the parent run outside the parent's trace" };
+  wrap(port, kHybridDispatch, site, (original) => function dispatchMessage(this: unknown, data: unknown, type: string, event: unknown) {
+    if (type !== 'message' || event !== undefined) return original!.call(this, data, type, event);
+    return around((value) => original!.call(this, value, type, event), data);
+  });
 }
 
 /**
@@ -94,12 +94,12 @@ function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unkn
  * there too (the value only: no event, so no CONSUMER span).
  */
 function unwrapSynchronousReceive(wt: typeof import('node:worker_threads'), parentPort: PortLike, secret: string): void {
-  const receive = wt.receiveMessageOnPort;
-  wt.receiveMessageOnPort = function receiveMessageOnPort(port: unknown) {
+  const site = { component: 'workers', id: 'worker.receiveMessageOnPort', otherwise: "receiveMessageOnPort(parentPort) returns the parent's envelopes" };
+  wrap(wt, 'receiveMessageOnPort', site, (receive) => function receiveMessageOnPort(port: unknown) {
     const received = receive(port as never);
     if (port === parentPort && received !== undefined && isEnvelope(received.message, secret)) return { message: received.message.value };
     return received;
-  } as typeof receive;
+  } as typeof receive);
 }
 
 /**
@@ -109,9 +109,7 @@ function unwrapSynchronousReceive(wt: typeof import('node:worker_threads'), pare
  */
 function markListenerErrors(port: PortLike): void {
   const wrappers = new WeakMap<Listener, Listener>();
-  const add = port.addEventListener;
-  const remove = port.removeEventListener;
-  const wrap = (listener: Listener): Listener => {
+  const wrapListener = (listener: Listener): Listener => {
     let wrapped = wrappers.get(listener);
     if (wrapped === undefined) {
       wrapped = function (this: unknown, ...args: unknown[]) {
@@ -126,41 +124,30 @@ function markListenerErrors(port: PortLike): void {
     }
     return wrapped;
   };
-  Object.defineProperty(port, 'addEventListener', {
-    configurable: true,
-    writable: true,
-    value: function addEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
-      const l = type === 'message' && typeof listener === 'function' ? wrap(listener as Listener) : listener;
-      return Reflect.apply(add, this, arguments.length > 2 ? [type, l, options] : [type, l]);
-    },
-  });
-  Object.defineProperty(port, 'removeEventListener', {
-    configurable: true,
-    writable: true,
-    value: function removeEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
-      const l = type === 'message' && typeof listener === 'function' ? (wrappers.get(listener as Listener) ?? listener) : listener;
-      return Reflect.apply(remove, this, arguments.length > 2 ? [type, l, options] : [type, l]);
-    },
-  });
+  const otherwise = "an error thrown by a 'message' listener leaves its CONSUMER span OK";
+  wrap(port, 'addEventListener', { component: 'workers', id: 'worker.parentPort.addEventListener', otherwise }, (add) => function addEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
+    const l = type === 'message' && typeof listener === 'function' ? wrapListener(listener as Listener) : listener;
+    return Reflect.apply(add, this, arguments.length > 2 ? [type, l, options] : [type, l]);
+  } as typeof add);
+  wrap(port, 'removeEventListener', { component: 'workers', id: 'worker.parentPort.removeEventListener', otherwise }, (remove) => function removeEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
+    const l = type === 'message' && typeof listener === 'function' ? (wrappers.get(listener as Listener) ?? listener) : listener;
+    return Reflect.apply(remove, this, arguments.length > 2 ? [type, l, options] : [type, l]);
+  } as typeof remove);
 }
 
 function envelopeOutgoing(port: PortLike, destination: string, secret: string): void {
-  const post = port.postMessage;
-  Object.defineProperty(port, 'postMessage', {
-    configurable: true,
-    writable: true,
-    value: function postMessage(this: unknown, value: unknown, transferList?: unknown) {
-      const outgoing = startSend('worker_threads', destination, 'postMessage');
-      if (outgoing === undefined) return Reflect.apply(post, this, arguments);
-      try {
-        Reflect.apply(post, this, [makeEnvelope(secret, value, outgoing.carrier, outgoing.id), transferList]);
-      } catch (err) {
-        endSend(outgoing, err);
-        throw err;
-      }
-      endSend(outgoing);
-    },
-  });
+  const site = { component: 'workers', id: 'worker.parentPort.postMessage', otherwise: "messages to the parent carry no trace" };
+  wrap(port, 'postMessage', site, (post) => function postMessage(this: unknown, value: unknown, transferList?: unknown) {
+    const outgoing = startSend('worker_threads', destination, 'postMessage');
+    if (outgoing === undefined) return Reflect.apply(post, this, arguments);
+    try {
+      Reflect.apply(post, this, [makeEnvelope(secret, value, outgoing.carrier, outgoing.id), transferList]);
+    } catch (err) {
+      endSend(outgoing, err);
+      throw err;
+    }
+    endSend(outgoing);
+  } as typeof post);
 }
 
 /**
@@ -241,15 +228,9 @@ function trackEndedSpans(control: Int32Array): void {
  */
 function watchEndedSpans(): boolean {
   if (watching) return true;
-  const provider = getRegisteredProvider() as { _activeSpanProcessor?: { onEnd?: (span: unknown) => void } } | undefined;
-  const processor = provider?._activeSpanProcessor;
-  const onEnd = processor?.onEnd;
-  if (processor === undefined || typeof onEnd !== 'function') {
-    logDebug('workers', 'the TracerProvider has no _activeSpanProcessor: terminate() always asks this worker to flush');
-    return false;
-  }
-  watching = true;
-  processor.onEnd = function onEndTracked(this: unknown, span: unknown) {
+  const provider = getRegisteredProvider() as { _activeSpanProcessor?: { onEnd: (span: unknown) => void } } | undefined;
+  const site = { component: 'workers', id: 'worker.TracerProvider._activeSpanProcessor.onEnd', otherwise: 'terminate() always asks this worker to flush' };
+  watching = wrap(provider?._activeSpanProcessor, 'onEnd', site, (onEnd) => function onEndTracked(this: unknown, span: unknown) {
     const result = onEnd.call(this, span);
     if (unflushed++ === 0 && holding !== undefined) Atomics.store(holding.control, CONTROL.HOLDS, 1);
     if (delayedFlush) {
@@ -260,8 +241,8 @@ function watchEndedSpans(): boolean {
       }
     }
     return result;
-  };
-  return true;
+  });
+  return watching;
 }
 
 /** Marks every flush request so far served (the caller has flushed). */

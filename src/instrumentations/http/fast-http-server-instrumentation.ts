@@ -1,8 +1,9 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Span, Tracer, TracerProvider, MeterProvider } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import * as api from '@opentelemetry/api';
-import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { InstrumentationBase } from '@opentelemetry/instrumentation';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { IncomingTracePolicy } from '../../config/request-data.js';
 import { DEFAULT_REDACTED_QUERY_PARAMS, DEFAULT_REQUEST_VALUE_LENGTH_LIMIT } from '../../config/request-data.js';
 import { REQUEST_ID_KEY, acceptRequestId } from '../../context/request-id.js';
@@ -12,6 +13,9 @@ import { incomingParent } from './incoming-trace.js';
 import type { RequestValuePolicy } from './server-attributes.js';
 import { applyHttpRoute, withRouteMetadata } from '../routes/http-route.js';
 import { serverRequestAttributes } from './server-attributes.js';
+import type { PatchSite } from '../../patch/wrap.js';
+import { unwrap, wrap } from '../../patch/wrap.js';
+import { logDebug } from '../../diag/logger.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
 const { SpanKind, SpanStatusCode, context, trace } = api;
@@ -21,7 +25,7 @@ const RESPONSE_FINISH = 'http.server.response.finish';
 const NAME = '@tracehook/register/http-server';
 
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
-type Patched = { prototype: { emit: Emit } };
+type ServerPrototype = { emit: Emit };
 type TracedResponse = ServerResponse & { [kSpan]?: Span };
 
 /** Options of {@link FastHttpServerInstrumentation}; each defaults to tracehook's default configuration. */
@@ -34,6 +38,18 @@ export interface FastHttpServerOptions {
   incomingTrace?: IncomingTracePolicy;
 }
 
+/**
+ * Configuration of {@link FastHttpServerInstrumentation}: OpenTelemetry's `InstrumentationConfig`
+ * (`enabled`, default true: false creates it disabled) and {@link FastHttpServerOptions}.
+ * `setConfig()` applies new options to the requests that follow.
+ */
+export interface FastHttpServerInstrumentationConfig extends InstrumentationConfig, FastHttpServerOptions {}
+
+const SITES: Record<'http' | 'https', PatchSite> = {
+  http: { component: 'http', id: 'http.Server#emit', otherwise: 'HTTP requests get no SERVER span' },
+  https: { component: 'http', id: 'https.Server#emit', otherwise: 'HTTPS requests get no SERVER span' },
+};
+
 // A response that closes before 'finish': the client went away (or the socket was destroyed). One
 // shared listener, no closure per request.
 function onResponseClose(this: TracedResponse): void {
@@ -42,6 +58,33 @@ function onResponseClose(this: TracedResponse): void {
   this[kSpan] = undefined;
   applyHttpRoute(span, this, this.req?.method);
   endClientGone(span, this);
+}
+
+/**
+ * node:http or node:https, loaded past require-in-the-middle: a built-in first required through its
+ * hook before an instrumentation registered for it is cached unpatched there, and
+ * instrumentation-http (created after this one, or after any other instrumentation) would then never
+ * patch the HTTP client. `Module._load` is a Node.js internal (stable since Node.js 0.x, and what
+ * `Module.prototype.require` calls); without it, `require` is used and that is said at DEBUG level.
+ */
+function builtin(name: 'http' | 'https'): { Server: { prototype: ServerPrototype } } {
+  const load = (require('node:module') as { _load?: (request: string, parent: null, isMain: boolean) => unknown })._load;
+  if (typeof load === 'function') return load(`node:${name}`, null, false) as { Server: { prototype: ServerPrototype } };
+  logDebug('http', `Module._load not found (Node.js ${process.version}): node:${name} is required through the module hooks`);
+  return require(`node:${name}`);
+}
+
+// A module-level function: InstrumentationBase's constructor may enable before class fields exist.
+function onResponseFinish(message: unknown): void {
+  const { response } = message as { response: TracedResponse };
+  const span = response[kSpan];
+  if (!span) return;
+  response[kSpan] = undefined;
+  const status = response.statusCode;
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  applyHttpRoute(span, response, response.req?.method);
+  span.end();
 }
 
 /**
@@ -64,72 +107,59 @@ function onResponseClose(this: TracedResponse): void {
  * (see `serverRequestAttributes`).
  * @see OpenTelemetry semantic conventions, "HTTP Server semantic conventions"
  */
-export class FastHttpServerInstrumentation implements Instrumentation {
-  readonly instrumentationName = NAME;
-  readonly instrumentationVersion: string = TRACER_VERSION ?? '0.0.0';
-  private tracer: Tracer | undefined;
-  private provider: TracerProvider = trace.getTracerProvider();
-  private readonly originals = new Map<Patched, Emit>();
-  private config: InstrumentationConfig = { enabled: true };
-  private readonly values: RequestValuePolicy;
-  private readonly incomingTrace: IncomingTracePolicy;
+export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpServerInstrumentationConfig> {
+  // Set by setConfig(), which the base constructor calls before class fields exist: no initializers.
+  private declare values: RequestValuePolicy;
+  private declare incomingTrace: IncomingTracePolicy;
 
-  constructor(options: FastHttpServerOptions = {}) {
+  /** @param config - options and `enabled` (default true: it patches `Server.prototype.emit` now) */
+  constructor(config: FastHttpServerInstrumentationConfig = {}) {
+    // Created disabled, then enabled here: the base constructor's enable() would run before this
+    // class is set up.
+    super(NAME, TRACER_VERSION ?? '0.0.0', { ...config, enabled: false });
+    this.setConfig(config);
+    if (this.getConfig().enabled !== false) this.enable();
+  }
+
+  protected init(): [] {
+    // node:http is patched when enabled (it is loaded before any app code), not through a module hook.
+    return [];
+  }
+
+  override setConfig(config: FastHttpServerInstrumentationConfig = {}): void {
+    super.setConfig(config);
     this.values = {
-      redact: new Set(options.redactQueryParams ?? DEFAULT_REDACTED_QUERY_PARAMS),
-      limit: options.requestValueLengthLimit ?? DEFAULT_REQUEST_VALUE_LENGTH_LIMIT,
+      redact: new Set(config.redactQueryParams ?? DEFAULT_REDACTED_QUERY_PARAMS),
+      limit: config.requestValueLengthLimit ?? DEFAULT_REQUEST_VALUE_LENGTH_LIMIT,
     };
-    this.incomingTrace = options.incomingTrace ?? 'continue';
-    this.enable();
+    this.incomingTrace = config.incomingTrace ?? 'continue';
   }
 
-  private readonly onFinish = (message: unknown): void => {
-    const { response } = message as { response: ServerResponse & { [kSpan]?: Span } };
-    const span = response[kSpan];
-    if (!span) return;
-    response[kSpan] = undefined;
-    const status = response.statusCode;
-    span.setAttribute('http.response.status_code', status);
-    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-    applyHttpRoute(span, response, response.req?.method);
-    span.end();
-  };
-
-  enable(): void {
-    if (this.originals.size > 0) return;
-    this.patch(require('node:http').Server, 'http');
-    this.patch(require('node:https').Server, 'https');
-    subscribe(RESPONSE_FINISH, this.onFinish);
+  /** Wraps `Server.prototype.emit` of node:http and node:https (once) and listens for finished responses. */
+  override enable(): void {
+    if (this.isEnabled()) return;
+    super.enable();
+    this.patch(builtin('http').Server.prototype, 'http');
+    this.patch(builtin('https').Server.prototype, 'https');
+    subscribe(RESPONSE_FINISH, onResponseFinish);
   }
 
-  disable(): void {
-    for (const [target, emit] of this.originals) target.prototype.emit = emit;
-    this.originals.clear();
-    unsubscribe(RESPONSE_FINISH, this.onFinish);
+  /** Puts `Server.prototype.emit` back (requests from then on get no span) and stops listening. */
+  override disable(): void {
+    if (!this.isEnabled()) return;
+    super.disable();
+    unwrap(builtin('http').Server.prototype, 'emit', SITES.http);
+    unwrap(builtin('https').Server.prototype, 'emit', SITES.https);
+    unsubscribe(RESPONSE_FINISH, onResponseFinish);
   }
 
-  setTracerProvider(provider: TracerProvider): void {
-    this.provider = provider;
-    this.tracer = undefined;
-  }
-
-  setMeterProvider(_provider: MeterProvider): void {
+  override setMeterProvider(): void {
     // No metrics: recording them on every request is a cost nobody asked for.
   }
 
-  setConfig(config: InstrumentationConfig): void {
-    this.config = config;
-  }
-
-  getConfig(): InstrumentationConfig {
-    return this.config;
-  }
-
-  private patch(target: Patched, scheme: 'http' | 'https'): void {
-    const original = target.prototype.emit;
-    this.originals.set(target, original);
+  private patch(prototype: ServerPrototype, scheme: 'http' | 'https'): void {
     const self = this;
-    target.prototype.emit = function emit(this: unknown, event: string | symbol, req?: unknown, res?: unknown): boolean {
+    wrap(prototype, 'emit', SITES[scheme], (original) => function emit(this: unknown, event: string | symbol, req?: unknown, res?: unknown): boolean {
       // Other events pass through untouched (with all their arguments).
       if (event !== 'request') return original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
       const request = req as IncomingMessage;
@@ -138,7 +168,7 @@ export class FastHttpServerInstrumentation implements Instrumentation {
       let parent = incoming.parent;
       const requestId = acceptRequestId(request.headers['x-request-id']);
       if (requestId !== undefined) parent = parent.setValue(REQUEST_ID_KEY, requestId);
-      const tracer = (self.tracer ??= self.provider.getTracer(NAME, self.instrumentationVersion));
+      const tracer = self.tracer;
       const attributes = serverRequestAttributes(request, scheme, self.values);
       const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links: incoming.links }, parent);
       response[kSpan] = span;
@@ -149,6 +179,6 @@ export class FastHttpServerInstrumentation implements Instrumentation {
         recordHandlerError(span, err);
         throw err;
       }
-    };
+    });
   }
 }

@@ -3,6 +3,7 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition, Instrumentati
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { TRACER_VERSION } from '../../context/tracer.js';
 import { setHttpRoute } from './http-route.js';
+import { markWrapper, unwrap, wrap } from '../../patch/wrap.js';
 
 type Dispatch = (this: { path?: unknown }, req: { baseUrl?: string }, res: unknown, ...rest: unknown[]) => unknown;
 type KoaMiddleware = (this: unknown, ctx: { _matchedRoute?: unknown; res?: unknown }, next: unknown) => unknown;
@@ -13,6 +14,9 @@ type RouterPrototype = { middleware(this: unknown, ...args: unknown[]): KoaMiddl
 
 /** Fastify 5 publishes this for each request that reached a route handler, with the route's template. */
 const FASTIFY_HANDLER_START = 'tracing:fastify.request.handler:start';
+
+const DISPATCH_SITE = { component: 'instrumentations', id: 'routes.Route#dispatch', otherwise: 'Express SERVER spans get no http.route' };
+const KOA_SITE = { component: 'instrumentations', id: 'routes.Router#middleware', otherwise: 'Koa SERVER spans get no http.route' };
 
 /**
  * The matched route of Express 4 and 5 (and NestJS on Express), Fastify and Koa with @koa/router,
@@ -47,11 +51,11 @@ export class RouteInstrumentation extends InstrumentationBase {
         file,
         ['*'],
         (exports: { prototype: { dispatch: Dispatch } }) => {
-          if (typeof exports?.prototype?.dispatch === 'function') this._wrap(exports.prototype, 'dispatch', wrapDispatch);
+          wrap(exports?.prototype, 'dispatch', DISPATCH_SITE, wrapDispatch);
           return exports;
         },
         (exports: { prototype: { dispatch: Dispatch } }) => {
-          if (exports?.prototype) this._unwrap(exports.prototype, 'dispatch');
+          unwrap(exports?.prototype, 'dispatch', DISPATCH_SITE);
         },
       );
     const koaRouter = (name: string) =>
@@ -63,13 +67,13 @@ export class RouteInstrumentation extends InstrumentationBase {
           if (proto && typeof proto.middleware === 'function') {
             // Older releases alias `routes = middleware`; keep the alias pointing at the wrapped one.
             const alias = proto.routes === proto.middleware;
-            this._wrap(proto, 'middleware', wrapKoaMiddleware);
+            wrap(proto, 'middleware', KOA_SITE, wrapKoaMiddleware);
             if (alias) proto.routes = proto.middleware;
           }
           return exports;
         },
         (exports: { prototype?: RouterPrototype }) => {
-          if (exports?.prototype) this._unwrap(exports.prototype, 'middleware');
+          unwrap(exports?.prototype, 'middleware', KOA_SITE);
         },
       );
     return [
@@ -102,6 +106,7 @@ function wrapFastify4(original: FastifyFactory): FastifyFactory {
     return app;
   } as FastifyFactory;
   Object.assign(fastify, original);
+  markWrapper(fastify, original, 'routes.fastify');
   // `require('fastify')`, `.fastify` and `.default` are the same function.
   fastify.fastify = fastify;
   fastify.default = fastify;

@@ -1,0 +1,51 @@
+// Under the preload every documented patch site (docs/architecture.md, "Patch inventory") carries
+// tracehook's marker in the thread or process it applies to: a Node.js or library release that
+// makes a patch miss its target fails here instead of passing silently.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { run, spansDir } from './helpers/fixture.mjs';
+
+const EVERY_THREAD = [
+  'child_process.ChildProcess#spawn',
+  'child_process.execFileSync',
+  'child_process.execSync',
+  'child_process.spawnSync',
+  'esm-cjs-bridge.Module#load',
+  'esm-cjs-bridge.Module#require',
+  'http.Server#emit',
+  'https.Server#emit',
+  'lazy-instrumentations.Module#load',
+  'pools.MessagePort#postMessage',
+  'pools.async_hooks.AsyncResource',
+  'signals.process.emit',
+  'signals.process.eventNames',
+  'signals.process.listenerCount',
+  'signals.process.listeners',
+  'signals.process.rawListeners',
+  'worker_threads.Worker',
+];
+
+const EXPECTED = {
+  main: [...EVERY_THREAD, 'signals.process.kill', 'context-manager.active', 'routes.Route#dispatch', 'routes.Router#middleware'],
+  worker: [
+    ...EVERY_THREAD,
+    'worker.TracerProvider._activeSpanProcessor.onEnd',
+    'worker.parentPort.addEventListener',
+    'worker.parentPort.postMessage',
+    'worker.parentPort.removeEventListener',
+    'worker.parentPort[kHybridDispatch]',
+    'worker.receiveMessageOnPort',
+  ],
+  child: [...EVERY_THREAD, 'signals.process.kill', 'ipc-entry.process.emit', 'ipc.emit', 'ipc.send'],
+  pool: ['pool-worker.Atomics.wait', 'pool-worker.receiveMessageOnPort'],
+};
+
+test('every documented patch site is marked in the main thread, a worker thread, a forked child and a pool worker', async (t) => {
+  const result = await run('patch-sites.cjs', { env: { TRACEHOOK_SPANS_DIR: spansDir(t), TRACEPARENT: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });
+  assert.equal(result.code, 0, result.stderr);
+  const found = Object.fromEntries([...result.stdout.matchAll(/^sites (\w+) (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2])]));
+  for (const [where, ids] of Object.entries(EXPECTED)) {
+    assert.ok(found[where], `no report from ${where}: ${result.stdout}`);
+    assert.deepEqual(ids.filter((id) => !found[where].includes(id)), [], `unmarked in ${where}`);
+  }
+});
