@@ -24,8 +24,8 @@ import { installExitHandlers } from './exit.js';
 export interface StartOptions {
   /**
    * The entry awaits the returned promise before the app's first line (`register.mjs`, top-level
-   * await). Without it (`register.cjs`), the startup hook's module is loaded with `require()` where
-   * it can be, so that a synchronous hook runs before the app's first line.
+   * await). Without it (`register.cjs`), the startup hook's module, or the exporter import path's, is
+   * loaded with `require()` where it can be, so that a synchronous hook runs before the app's first line.
    */
   awaited?: boolean;
 }
@@ -78,7 +78,7 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   const afterHook = config.startupHook ? makeRoomForStartupHook(loaded.instrumentations, propagator) : undefined;
   let hook: void | Promise<void>;
   try {
-    hook = config.startupHook ? runStartupHook(config.startupHook, !awaited) : setupDefaultTracing();
+    hook = config.startupHook ? runStartupHook(config.startupHook, !awaited) : setupDefaultTracing(!awaited);
   } catch (err) {
     hook = Promise.reject(err);
   }

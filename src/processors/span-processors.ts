@@ -5,7 +5,7 @@ import type { TracehookConfig } from '../config/environment.js';
 import { redactUrl } from '../config/otlp.js';
 import { FileSpanExporter, LINE_SPANS } from '../exporters/file-span-exporter.js';
 import { createOtlpSpanExporter } from '../exporters/otlp-span-exporter.js';
-import { importFunction } from '../startup-hook/import-path.js';
+import { importFunction, requireFunction } from '../startup-hook/import-path.js';
 import { BoundedBatchSpanProcessor } from './bounded-batch-span-processor.js';
 
 const VARIABLE = 'TRACEHOOK_EXPORTER_IMPORT_PATH';
@@ -13,25 +13,49 @@ const PROCESSOR_METHODS = ['onStart', 'onEnd', 'forceFlush', 'shutdown'] as cons
 
 /**
  * Span processors from Ray Serve's exporter import path: a function of no parameters that returns
- * an array of SpanProcessor.
+ * an array of SpanProcessor (or a promise of one).
+ * @param synchronous - load the module with `require()` where it can be (as the `--require` entry
+ *   does for a startup hook), so that a synchronous function's processors are there before the
+ *   app's first line; otherwise, or when that fails, `import()`.
+ * @returns the processors, or a promise of them when the module was imported or the function is async
  * @throws ConfigError naming `TRACEHOOK_EXPORTER_IMPORT_PATH` when the function is missing, takes
- *   parameters, throws, returns a non-array or an item lacking onStart/onEnd/forceFlush/shutdown.
+ *   parameters, throws, returns a non-array or an item lacking onStart/onEnd/forceFlush/shutdown
+ *   (thrown when loaded synchronously, else as a rejected promise).
  * @see Anyscale docs, "Tracing guide" for Ray Serve (https://docs.anyscale.com/monitoring/tracing), `exporter_import_path`; Ray pull request 61230, "Add tracing support in Ray Serve" (https://github.com/ray-project/ray/pull/61230)
  */
-export async function spanProcessorsFromImportPath(value: string): Promise<SpanProcessor[]> {
-  const fn = await importFunction(VARIABLE, value);
-  const expected = 'a function of no parameters returning an array of SpanProcessor';
-  if (fn.length !== 0) throw new ConfigError(VARIABLE, value, expected, `it declares ${fn.length} parameter(s)`);
+export function spanProcessorsFromImportPath(value: string, synchronous = false): SpanProcessor[] | Promise<SpanProcessor[]> {
+  const fn = synchronous ? requireFunction(VARIABLE, value) : undefined;
+  if (fn) return processorsOf(value, fn);
+  return importFunction(VARIABLE, value).then((f) => processorsOf(value, f));
+}
+
+const EXPECTED = 'a function of no parameters returning an array of SpanProcessor';
+
+function processorsOf(value: string, fn: (...args: unknown[]) => unknown): SpanProcessor[] | Promise<SpanProcessor[]> {
+  if (fn.length !== 0) throw new ConfigError(VARIABLE, value, EXPECTED, `it declares ${fn.length} parameter(s)`);
+  const threw = (err: unknown) => new ConfigError(VARIABLE, value, EXPECTED, `it threw: ${(err as Error)?.message ?? String(err)}`);
   let result: unknown;
   try {
-    result = await fn();
+    result = fn();
   } catch (err) {
-    throw new ConfigError(VARIABLE, value, expected, `it threw: ${(err as Error)?.message ?? String(err)}`);
+    throw threw(err);
   }
-  if (!Array.isArray(result)) throw new ConfigError(VARIABLE, value, expected, `it returned ${result === null ? 'null' : typeof result}`);
+  if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+    return Promise.resolve(result).then(
+      (r) => checkedProcessors(value, r),
+      (err: unknown) => {
+        throw threw(err);
+      },
+    );
+  }
+  return checkedProcessors(value, result);
+}
+
+function checkedProcessors(value: string, result: unknown): SpanProcessor[] {
+  if (!Array.isArray(result)) throw new ConfigError(VARIABLE, value, EXPECTED, `it returned ${result === null ? 'null' : typeof result}`);
   result.forEach((item, i) => {
     const missing = PROCESSOR_METHODS.filter((m) => typeof (item as Record<string, unknown> | null)?.[m] !== 'function');
-    if (missing.length > 0) throw new ConfigError(VARIABLE, value, expected, `item ${i} has no ${missing.join('/')}`);
+    if (missing.length > 0) throw new ConfigError(VARIABLE, value, EXPECTED, `item ${i} has no ${missing.join('/')}`);
   });
   return result as SpanProcessor[];
 }
@@ -42,10 +66,11 @@ export async function spanProcessorsFromImportPath(value: string): Promise<SpanP
  * files under `TRACEHOOK_SPANS_DIR`. Span files and OTLP share one {@link BoundedBatchSpanProcessor}:
  * one byte bound on queued spans (`TRACEHOOK_MAX_QUEUE_BYTES`) and one count of every loss by reason,
  * whatever the destination; `console` exports each span as it ends.
+ * @param synchronous - see {@link spanProcessorsFromImportPath}
  * @throws ConfigError from {@link spanProcessorsFromImportPath}
  */
-export function defaultSpanProcessors(config: TracehookConfig): SpanProcessor[] | Promise<SpanProcessor[]> {
-  if (config.exporterImportPath) return spanProcessorsFromImportPath(config.exporterImportPath);
+export function defaultSpanProcessors(config: TracehookConfig, synchronous = false): SpanProcessor[] | Promise<SpanProcessor[]> {
+  if (config.exporterImportPath) return spanProcessorsFromImportPath(config.exporterImportPath, synchronous);
   switch (config.tracesExporter) {
     case 'none':
       return [];

@@ -13,17 +13,19 @@ import { RuntimeContextSpanProcessor } from '../processors/runtime-context-span-
  * `TRACEHOOK_SPANS_DIR`), preceded by a {@link RuntimeContextSpanProcessor} that stamps pid,
  * thread id, cluster worker id and request id on every span. Synchronous unless an exporter import path has to be imported, so that
  * `--require` also traces from the app's first line.
- * @throws ConfigError for a bad `TRACEHOOK_EXPORTER_IMPORT_PATH` (as a rejected promise)
+ * @param synchronous - load an exporter import path with `require()` where it can be (the `--require`
+ *   entry, which cannot wait for a promise before the app's first line); default false: `import()`
+ * @throws ConfigError for a bad `TRACEHOOK_EXPORTER_IMPORT_PATH` (thrown when loaded synchronously, else as a rejected promise)
  * @see Ray docs, "Tracing" (https://docs.ray.io/en/latest/ray-observability/user-guides/ray-tracing.html): the default hook writes spans to files under /tmp/spans
  */
-export function setupDefaultTracing(): void | Promise<void> {
+export function setupDefaultTracing(synchronous = false): void | Promise<void> {
   const config = getConfig();
   const register = (spanProcessors: SpanProcessor[]) => {
     registerTracerProvider({ spanProcessors: [new RuntimeContextSpanProcessor(), ...spanProcessors], sampler: createSampler(config), resource: createResource(config) });
   };
   // One set of span processors per exporter of OTEL_TRACES_EXPORTER (`console,otlp`: both).
   const processors = config.exporterImportPath
-    ? defaultSpanProcessors(config)
+    ? defaultSpanProcessors(config, synchronous)
     : config.tracesExporters.flatMap((tracesExporter) => defaultSpanProcessors({ ...config, tracesExporter }) as SpanProcessor[]);
   return Array.isArray(processors) ? register(processors) : processors.then(register);
 }

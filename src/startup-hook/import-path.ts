@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config-error.js';
 import { resolveFromApp } from './resolve-from-app.js';
 
@@ -79,3 +79,30 @@ export function pickFunction(variable: string, value: string, path: ImportPath, 
   }
   return target as (...args: unknown[]) => unknown;
 }
+
+/**
+ * The function of an import path loaded with `require()`, or undefined when its module cannot be loaded so
+ * (a bare specifier only `import()` resolves, top-level await, a Node without `require(esm)`):
+ * then `import()` loads it and reports any error.
+ * @throws ConfigError for a bad `module:attribute` or a missing attribute
+ */
+export function requireFunction(variable: string, value: string): ((...args: unknown[]) => unknown) | undefined {
+  const path = parseImportPath(variable, value);
+  const url = moduleUrl(path.module, process.cwd());
+  if (!url.startsWith('file:')) return undefined;
+  const file = fileURLToPath(url);
+  if (file.endsWith('.mjs') && !(process.features as { require_module?: boolean }).require_module) return undefined;
+  let target: unknown;
+  try {
+    target = require(file);
+  } catch (err) {
+    // Only "this module needs import()": any other error is the module's own, and loading it
+    // again through import() would run its side effects twice.
+    if (IMPORT_ONLY.has((err as { code?: string }).code ?? '')) return undefined;
+    throw new ConfigError(variable, value, 'a module that can be imported', (err as Error).message?.split('\n')[0]);
+  }
+  return pickFunction(variable, value, path, target);
+}
+
+/** Errors of `require()` for modules that only `import()` loads (ES modules on older Node, top-level await, other file types). */
+const IMPORT_ONLY = new Set(['ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE', 'ERR_REQUIRE_CYCLE_MODULE', 'ERR_UNKNOWN_FILE_EXTENSION', 'MODULE_NOT_FOUND']);

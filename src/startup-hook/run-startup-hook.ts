@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../package-root.js';
-import { importFunction, moduleUrl, parseImportPath, pickFunction } from './import-path.js';
+import { importFunction, requireFunction } from './import-path.js';
 import { ConfigError } from '../config/config-error.js';
 
 /** Built-in hooks that can be named without a module, e.g. `TRACEHOOK_STARTUP_HOOK=console`. */
@@ -29,7 +28,7 @@ function builtInHook(value: string): string | undefined {
  */
 export function runStartupHook(value: string, synchronous = false): void | Promise<void> {
   const target = builtInHook(value) ?? value;
-  const fn = synchronous ? requireFunction(target) : undefined;
+  const fn = synchronous ? requireFunction(VARIABLE, target) : undefined;
   if (!fn) return importFunction(VARIABLE, target).then((f) => call(value, f));
   return call(value, fn);
 }
@@ -51,30 +50,3 @@ function call(value: string, fn: (...args: unknown[]) => unknown): void | Promis
     );
   }
 }
-
-/**
- * The hook's function loaded with `require()`, or undefined when its module cannot be loaded so
- * (a bare specifier only `import()` resolves, top-level await, a Node without `require(esm)`):
- * then `import()` loads it and reports any error.
- * @throws ConfigError for a bad `module:attribute` or a missing attribute
- */
-function requireFunction(value: string): ((...args: unknown[]) => unknown) | undefined {
-  const path = parseImportPath(VARIABLE, value);
-  const url = moduleUrl(path.module, process.cwd());
-  if (!url.startsWith('file:')) return undefined;
-  const file = fileURLToPath(url);
-  if (file.endsWith('.mjs') && !(process.features as { require_module?: boolean }).require_module) return undefined;
-  let target: unknown;
-  try {
-    target = require(file);
-  } catch (err) {
-    // Only "this module needs import()": any other error is the module's own, and loading it
-    // again through import() would run its side effects twice.
-    if (IMPORT_ONLY.has((err as { code?: string }).code ?? '')) return undefined;
-    throw new ConfigError(VARIABLE, value, 'a module that can be imported', (err as Error).message?.split('\n')[0]);
-  }
-  return pickFunction(VARIABLE, value, path, target);
-}
-
-/** Errors of `require()` for modules that only `import()` loads (ES modules on older Node, top-level await, other file types). */
-const IMPORT_ONLY = new Set(['ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE', 'ERR_REQUIRE_CYCLE_MODULE', 'ERR_UNKNOWN_FILE_EXTENSION', 'MODULE_NOT_FOUND']);
