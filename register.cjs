@@ -3,8 +3,14 @@
 // would break on Node 20 (any `--import` sends the entry file through the ESM loader, so
 // `-r ts-node/register app.ts` fails with ERR_UNKNOWN_FILE_EXTENSION). CommonJS modules are
 // instrumented through require-in-the-middle; an async startup hook runs without being awaited.
+// The disable switches are read before anything is loaded (as in register.mjs): a disabled preload costs
+// one look at two variables.
+const on = (value) => typeof value === 'string' && value.trim().toLowerCase() === 'true';
 try {
-  if (require('./dist/preload/entry.js').shouldStart()) require('./dist/preload.bundle.js').start();
+  if (!on(process.env.TRACEHOOK_DISABLED) && !on(process.env.OTEL_SDK_DISABLED)) {
+    const preload = require('./dist/preload.bundle.js');
+    if (preload.shouldStart()) preload.start();
+  }
 } catch (err) {
   // A broken install must cost the app its traces, never its start.
   process.stderr.write(`[tracehook] preload: could not start: ${err && err.message}; the app runs untraced\n`);

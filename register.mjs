@@ -22,16 +22,17 @@ if (!on(process.env.TRACEHOOK_DISABLED) && !on(process.env.OTEL_SDK_DISABLED)) {
 async function startPreload() {
   const { createRequire, register } = await import('node:module');
   const require = createRequire(import.meta.url);
-  const entry = require('./dist/preload/entry.js');
-  if (!entry.shouldStart()) return;
+  // One file: the checks below are in the bundle too (a separate entry loaded its ≈ 10 config files twice).
+  const preload = require('./dist/preload.bundle.js');
+  if (!preload.shouldStart()) return;
   let acknowledged;
-  if (entry.shouldRegisterEsmLoader()) {
+  if (preload.shouldRegisterEsmLoader()) {
     const { createAddHookMessageChannel } = await import('import-in-the-middle');
     const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
     withoutDeprecation('DEP0205', () => register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions));
     acknowledged = waitForAllMessagesAcknowledged;
   }
-  await require('./dist/preload.bundle.js').start({ awaited: true });
+  await preload.start({ awaited: true });
   await acknowledged?.();
 }
 

@@ -14,7 +14,7 @@ import { row, goal, mainIfRun, log } from './lib/report.mjs';
 const NAMES = ['untraced', 'tracehook-files', 'tracehook-disabled', 'tracehook-otlp', 'otel', 'dd-trace'];
 const GOALS = {
   'tracehook-files': ['≤ +50 ms', (d) => d <= 50],
-  'tracehook-disabled': ['≤ +5 ms', (d) => d <= 5],
+  'tracehook-disabled': ['≤ +2 ms', (d) => d <= 2],
 };
 const TIMEOUT_MS = 20_000;
 const DB_APP = fileURLToPath(new URL('./apps/express-pg-redis.cjs', import.meta.url));

@@ -1,9 +1,13 @@
 // Your own OpenTelemetry: hooks/node-sdk.cjs builds NodeSDK with getNodeAutoInstrumentations(). tracehook steps
 // aside for what it registers: nothing on stderr (no duplicate registration of the API), one SERVER span per
-// request and one CLIENT span per call (no doubled instrumentation), spans flushed at process.exit().
+// request and one CLIENT span per call (no doubled instrumentation), spans flushed at process.exit(); the same for a
+// hook on OpenTelemetry JS's newest major (SDK 3.x).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { get, readSpans, spansDir, start } from './helpers/fixture.mjs';
+import { FIXTURES, get, readSpans, spansDir, start } from './helpers/fixture.mjs';
 
 const HOOK = '@tracehook/register/hooks/node-sdk:setupTracing';
 
@@ -39,19 +43,49 @@ test('NodeSDK hook: one SERVER span per request in CJS and ESM apps, one CLIENT 
   assert.equal(client.parentSpanId, of('esm-app', 'SERVER')[0].spanId);
 });
 
-test('NodeSDK hook: spans ended before process.exit() are flushed, and the exit is not held', async (t) => {
-  const dir = spansDir(t);
-  const app = start('http-app.mjs', { env: env(dir, 'esm-app') });
-  t.after(() => app.kill('SIGKILL'));
+/** `n` requests, then GET /exit: the app ends with status 0, nothing on stderr, within the bound; its SERVER spans. */
+async function requestsThenExit(app, dir, n) {
   const [, port] = await app.ready();
-  assert.equal((await get(port, '/')).body, 'ok');
+  for (let i = 0; i < n; i++) assert.equal((await get(port, '/')).body, 'ok');
   const t0 = Date.now();
   await get(port, '/exit').catch(() => {});
   const { code, stderr } = await app.done;
   assert.equal(code, 0);
   assert.equal(stderr, '');
   assert.ok(Date.now() - t0 < 5000, 'exits within the flush bound (wide margin)');
+  return (await readSpans(dir)).filter((s) => s.kind === 'SERVER');
+}
+
+test('NodeSDK hook: spans ended before process.exit() are flushed, and the exit is not held', async (t) => {
+  const dir = spansDir(t);
+  const app = start('http-app.mjs', { env: env(dir, 'esm-app') });
+  t.after(() => app.kill('SIGKILL'));
+  const servers = await requestsThenExit(app, dir, 1);
   // The '/exit' request's own span is still open at process.exit(): NodeSDK's instrumentation-http ends it later.
-  const servers = (await readSpans(dir)).filter((s) => s.kind === 'SERVER');
   assert.deepEqual(servers.map((s) => s.attributes['url.path'] ?? s.attributes['http.target']), ['/']);
+});
+
+// OpenTelemetry JS's newest major: NodeSDK 0.301 (SDK 3.x, @opentelemetry/api 1.10) with its own instrumentation-http,
+// from test/fixtures/node-sdk-next (installed here from its package-lock.json with `npm ci`).
+const NEXT = join(FIXTURES, 'node-sdk-next');
+const [major, minor] = process.versions.node.split('.').map(Number);
+const ENGINES = '@opentelemetry/sdk-node 0.301.0 declares engines node >=22.15.0';
+const tooOld = major < 22 || (major === 22 && minor < 15);
+
+function install() {
+  if (existsSync(join(NEXT, 'node_modules', '@opentelemetry', 'sdk-node'))) return;
+  const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: NEXT, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+}
+
+test('NodeSDK on SDK 3.x as the startup hook: one SERVER span per request, nothing on stderr, flushed at process.exit()', { skip: tooOld && `Node ${process.versions.node}: ${ENGINES}` }, async (t) => {
+  install();
+  const dir = spansDir(t);
+  const app = start('http-app.mjs', { env: { ...env(dir, 'next-app'), TRACEHOOK_STARTUP_HOOK: `${join(NEXT, 'hook.cjs')}:setupTracing` } });
+  t.after(() => app.kill('SIGKILL'));
+  // The '/exit' request's span is still open at process.exit(); the three before it were flushed from the batch.
+  const servers = await requestsThenExit(app, dir, 3);
+  assert.equal(servers.length, 3, JSON.stringify(servers.map((s) => [s.scope, s.name])));
+  assert.equal(new Set(servers.map((s) => s.traceId)).size, 3);
+  for (const s of servers) assert.equal(s.resource['service.name'], 'next-app');
 });

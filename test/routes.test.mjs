@@ -1,5 +1,5 @@
-// Routes in SERVER span names: `METHOD route` with `http.route` for Express, Fastify and Koa with
-// @koa/router, in the default fast mode and with the stock instrumentation-http; plain node:http keeps
+// Routes in SERVER span names: `METHOD route` with `http.route` for Express, Fastify, Koa with
+// @koa/router and NestJS on Express, in the default fast mode and with the stock instrumentation-http; plain node:http keeps
 // the method. A request that calls another service with fetch gives one trace across both.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -52,6 +52,7 @@ const APPS = [
   ['express (ES module)', 'routes-express.mjs', {}, ['--import', '@tracehook/register']],
   ['fastify', 'routes-app.cjs', { FRAMEWORK: 'fastify' }, ['--import', '@tracehook/register']],
   ['koa + @koa/router', 'routes-app.cjs', { FRAMEWORK: 'koa' }, ['--require', '@tracehook/register']],
+  ['nestjs on express', 'routes-app.cjs', { FRAMEWORK: 'nest' }, ['--import', '@tracehook/register']],
 ];
 
 for (const mode of ['fast', 'stock']) {

@@ -5,6 +5,7 @@ import type { RequestDataConfig } from '../config/request-data.js';
 import { BUILT_IN_INSTRUMENTATIONS } from '../config/instrumentation-defaults.js';
 import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
+import { shareBundledModules } from './shared-modules.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
 
 type InstrumentationClass = new (config?: Record<string, unknown>) => Instrumentation;
@@ -70,6 +71,7 @@ function instrumentationClass(name: string): InstrumentationClass {
   if (!/^[a-z0-9.-]+$/.test(name)) throw new Error('not an instrumentation name');
   // The app's own copy first (an instrumentation it installed, or the version it pins), then ours.
   const pkg = `@opentelemetry/instrumentation-${name}`;
+  shareBundledModules();
   const exports = require(resolveFromApp(pkg) ?? pkg) as Record<string, unknown>;
   const cls = Object.entries(exports).find(([key, value]) => key.endsWith('Instrumentation') && typeof value === 'function');
   if (!cls) throw new Error(`@opentelemetry/instrumentation-${name} exports no *Instrumentation class`);

@@ -2,9 +2,11 @@ import { hasSubscribers } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { TextMapPropagator } from '@opentelemetry/api';
-import { context, propagation } from '@opentelemetry/api';
+import { context, diag, propagation } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { installDiagLogger } from '../diag/diag-logger.js';
+import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
 import { packageRoot } from '../package-root.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
@@ -25,7 +27,8 @@ type Trie = { search(name: string, options?: object): unknown[] };
  * propagator, TracerProvider and its own instrumentations), so that the hook's instrumentations win
  * and tracehook's step aside: no "Attempted duplicate registration of API" errors, no doubled spans.
  *
- * Before the hook: tracehook's context manager and propagator are unregistered, and its
+ * Before the hook: tracehook's context manager, propagator and diag logger are unregistered (and the
+ * API's emptied global registry dropped, so a hook on a newer @opentelemetry/api 1.x can register), and its
  * instrumentations that patch at once (HTTP, fetch) are taken off their patch points, so the
  * hook's wrap the originals. Call the returned function after the hook: it registers tracehook's
  * context manager and propagator where the hook registered none, and puts back each instrumentation
@@ -38,9 +41,19 @@ export function makeRoomForStartupHook(instrumentations: readonly Instrumentatio
   for (const i of immediate) i.disable();
   context.disable();
   propagation.disable();
+  // An empty registry keeps the version that created it, and every @opentelemetry/api refuses to
+  // register into another version's: emptied, it is dropped, so a hook on a newer API (1.10 with
+  // OpenTelemetry JS SDK 3) registers its own, which tracehook's 1.x reads as compatible.
+  diag.disable();
+  const globals = globalThis as Record<symbol, Record<string, unknown> | undefined>;
+  const ours = globals[API_GLOBAL]?.version;
+  if (Object.keys(globals[API_GLOBAL] ?? {}).every((key) => key === 'version')) delete globals[API_GLOBAL];
 
   return () => {
-    const registry = (globalThis as Record<symbol, Record<string, unknown> | undefined>)[API_GLOBAL];
+    const registry = globals[API_GLOBAL];
+    // Ours can register only into a registry of its own version (or none).
+    if (registry && registry.version !== ours) logDebug('instrumentations', `the startup hook registered @opentelemetry/api ${registry.version}; tracehook's ${ours} reads it`);
+    else installDiagLogger(getConfig().logLevel);
     if (!registry?.context) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     if (!registry?.propagation) propagation.setGlobalPropagator(propagator);
     const hooked = hookRegisteredModules();

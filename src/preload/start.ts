@@ -20,6 +20,8 @@ import { runStartupHook } from '../startup-hook/run-startup-hook.js';
 import { getPreloadState } from '../state.js';
 import { installExitHandlers } from './exit.js';
 
+export { shouldRegisterEsmLoader, shouldStart } from './entry.js';
+
 /** How the entry runs {@link start}. */
 export interface StartOptions {
   /**

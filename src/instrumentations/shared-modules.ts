@@ -1,0 +1,43 @@
+import { dirname } from 'node:path';
+import * as api from '@opentelemetry/api';
+import * as core from '@opentelemetry/core';
+import * as instrumentation from '@opentelemetry/instrumentation';
+
+interface CjsModuleClass {
+  new (id: string): { filename: string; loaded: boolean; exports: unknown; paths: string[] };
+  _cache: Record<string, unknown>;
+  _nodeModulePaths(dir: string): string[];
+}
+
+let shared = false;
+
+/**
+ * Makes `require('@opentelemetry/instrumentation')` (and `/api`, `/core`) from an instrumentation
+ * loaded later give the copy already evaluated in the preload bundle, when it resolves to the very
+ * file that copy was bundled from: the same version, so the same behaviour, without evaluating it
+ * a second time (≈ 60 files for the three). An instrumentation with its own nested copy, or the
+ * app's own copy, resolves elsewhere and is left alone. Once per thread; never throws.
+ */
+export function shareBundledModules(): void {
+  if (shared) return;
+  shared = true;
+  const Module = require('node:module') as CjsModuleClass;
+  for (const [id, exports] of [
+    ['@opentelemetry/instrumentation', instrumentation],
+    ['@opentelemetry/api', api],
+    ['@opentelemetry/core', core],
+  ] as const) {
+    try {
+      const filename = require.resolve(id);
+      if (Module._cache[filename]) continue;
+      const m = new Module(filename);
+      m.filename = filename;
+      m.paths = Module._nodeModulePaths(dirname(filename));
+      m.exports = exports;
+      m.loaded = true;
+      Module._cache[filename] = m;
+    } catch {
+      // Not resolvable from here: the instrumentation loads its own copy, as it would have.
+    }
+  }
+}

@@ -1,0 +1,38 @@
+// What the preload loads, counted in files rather than timed (a shared machine cannot fail a count): disabled, it
+// loads nothing beyond its entry; enabled, one bundle; a lazily loaded instrumentation uses the bundle's
+// @opentelemetry/instrumentation, api and core instead of evaluating a second copy of each.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join, sep } from 'node:path';
+import { test } from 'node:test';
+import { ROOT, spansDir } from './helpers/fixture.mjs';
+
+/** The files in require.cache once `code` has run under `preload`, relative to the repository. */
+function loadedFiles(t, preload, code, env = {}) {
+  const script = `${code};process.stdout.write(JSON.stringify(Object.keys(require.cache)))`;
+  const r = spawnSync(process.execPath, [...preload, '-e', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), ...env } });
+  assert.equal(r.stderr, '');
+  assert.equal(r.status, 0);
+  return JSON.parse(r.stdout).map((f) => f.slice(ROOT.length + 1).split(sep).join('/'));
+}
+
+for (const preload of [['--require', join(ROOT, 'register.cjs')], ['--import', '@tracehook/register']]) {
+  test(`${preload[0]}, TRACEHOOK_DISABLED=true: no file of the preload is loaded beyond its entry`, (t) => {
+    const files = loadedFiles(t, preload, '0', { TRACEHOOK_DISABLED: 'true' });
+    assert.deepEqual(files.filter((f) => f !== 'register.cjs'), []);
+  });
+
+  test(`${preload[0]}: the preload is one bundle, with none of dist/'s separate files`, (t) => {
+    const files = loadedFiles(t, preload, "require('node:http')");
+    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), ['dist/preload.bundle.js']);
+  });
+}
+
+test('a lazily loaded instrumentation (pg) shares the bundle’s @opentelemetry/instrumentation, api and core', (t) => {
+  const files = loadedFiles(t, ['--require', join(ROOT, 'register.cjs')], "require('pg')");
+  assert.ok(files.some((f) => f.startsWith('node_modules/@opentelemetry/instrumentation-pg/')), 'instrumentation-pg was loaded');
+  for (const pkg of ['instrumentation', 'api', 'core']) {
+    const copy = files.filter((f) => f.startsWith(`node_modules/@opentelemetry/${pkg}/`));
+    assert.ok(copy.length <= 1, `${pkg}: ${copy.join(', ')}`);
+  }
+});
