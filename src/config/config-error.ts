@@ -42,7 +42,7 @@ export function fallbackError(variable: string, value: string | undefined, accep
 /**
  * True for a ConfigError from any copy of this package: the preload runs from a bundle while a
  * startup hook may use `@tracehook/register/api`, so `instanceof` would miss the other copy's errors
- * (docs/architecture.md, "One process, three copies of the code").
+ * (docs/architecture.md, "Invariants").
  */
 export function isConfigError(err: unknown): err is ConfigError {
   return (err as Error | undefined)?.name === 'ConfigError' && typeof (err as ConfigError).variable === 'string';
