@@ -86,7 +86,7 @@ test('TRACEHOOK_MAX_QUEUE_BYTES=lots: one line naming it and what is accepted; s
   const dir = spansDir(t);
   const { code, stderr } = await run('exit-app.mjs', { args: ['normal', '3'], env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_MAX_QUEUE_BYTES: 'lots' } });
   assert.equal(code, 0);
-  assert.equal(stderr, '[tracehook] config: TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 64MiB\n');
+  assert.equal(stderr, '[tracehook] config: TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 16MiB\n');
   assert.equal((await readSpans(dir)).length, 3);
 });
 

@@ -27,7 +27,7 @@ const MAX_SLICE_UNDER_PRESSURE_MS = 200;
 
 /**
  * A batching SpanProcessor whose queue is bounded in bytes (estimated heap of the queued spans,
- * `TRACEHOOK_MAX_QUEUE_BYTES`, default 64 MiB), not only in spans: a burst of short spans is kept
+ * `TRACEHOOK_MAX_QUEUE_BYTES`, default 16 MiB), not only in spans: a burst of short spans is kept
  * whole, a flood of large ones cannot grow memory without bound. A span ending while the queue is
  * full is dropped and counted; nothing is held beyond the bound.
  *

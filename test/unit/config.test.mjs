@@ -38,7 +38,7 @@ test('defaults: an empty environment gives the documented defaults and no errors
   assert.deepEqual(c.otlpHeaders, {});
   assert.equal(c.spansDir, '/tmp/spans');
   assert.match(c.spansFallbackDir, /spans-/);
-  assert.deepEqual(c.spanQueue, { maxQueueBytes: 64 * 1024 * 1024, maxQueueSpans: undefined, scheduledDelayMs: 5000, maxExportBatchSize: 512, exportTimeoutMs: 30000 });
+  assert.deepEqual(c.spanQueue, { maxQueueBytes: 16 * 1024 * 1024, maxQueueSpans: undefined, scheduledDelayMs: 5000, maxExportBatchSize: 512, exportTimeoutMs: 30000 });
   assert.equal(c.shutdownTimeoutMs, 400);
   assert.equal(c.startupHookTimeoutMs, 3000);
   assert.deepEqual(c.propagators, ['tracecontext', 'baggage']);
@@ -181,9 +181,9 @@ test('span queue: bytes with units, OTEL_BSP_* whole numbers; bad values keep th
   assert.equal(q({ TRACEHOOK_MAX_QUEUE_BYTES: '2 m' }).maxQueueBytes, 2 * 1024 ** 2);
   assert.equal(q({ TRACEHOOK_MAX_QUEUE_BYTES: '1GiB' }).maxQueueBytes, 1024 ** 3);
   assert.deepEqual(q({ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_SCHEDULE_DELAY: '0', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '10', OTEL_BSP_EXPORT_TIMEOUT: '50' }), {
-    maxQueueBytes: 64 * 1024 * 1024, maxQueueSpans: 100, scheduledDelayMs: 0, maxExportBatchSize: 10, exportTimeoutMs: 50,
+    maxQueueBytes: 16 * 1024 * 1024, maxQueueSpans: 100, scheduledDelayMs: 0, maxExportBatchSize: 10, exportTimeoutMs: 50,
   });
-  assert.equal(oneError({ TRACEHOOK_MAX_QUEUE_BYTES: 'lots' }).message, 'TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 64MiB');
+  assert.equal(oneError({ TRACEHOOK_MAX_QUEUE_BYTES: 'lots' }).message, 'TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 16MiB');
   assert.equal(oneError({ OTEL_BSP_MAX_QUEUE_SIZE: '0' }).message, 'OTEL_BSP_MAX_QUEUE_SIZE="0" is not valid: expected a whole number > 0; using 2048');
   assert.equal(oneError({ OTEL_BSP_SCHEDULE_DELAY: '-1' }).message, 'OTEL_BSP_SCHEDULE_DELAY="-1" is not valid: expected a whole number of ms >= 0; using 5000');
   assert.equal(oneError({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1.5' }).message, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE="1.5" is not valid: expected a whole number > 0; using 512');
