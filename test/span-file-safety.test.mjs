@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { burst } from './helpers/burst.mjs';
 import { FIXTURES, ROOT, get, run, spansDir, start } from './helpers/fixture.mjs';
@@ -47,9 +47,13 @@ test('an explicit TRACEHOOK_SPANS_DIR of another user: one line, nothing written
  */
 function runWithPrivateTmp(tmp, attack, appUser = 'root') {
   const asUser = appUser === 'root' ? '' : 'setpriv --reuid=65534 --regid=65534 --clear-groups ';
+  // A checkout or a Node binary under /tmp (a CI clone there) must stay visible under the private
+  // /tmp: each is bound into it first, and the recursive bind carries those mounts along.
+  const keep = [ROOT, dirname(process.execPath)].filter((p, i, all) => p.startsWith('/tmp/') && !all.some((q, j) => j !== i && p.startsWith(`${q}/`)));
   const script = [
     'set -e',
-    'mount --bind "$TMP_DIR" /tmp',
+    ...keep.map((p) => `mkdir -p "$TMP_DIR${p.slice(4)}" && mount --bind "${p}" "$TMP_DIR${p.slice(4)}"`),
+    'mount --rbind "$TMP_DIR" /tmp',
     'chmod 1777 /tmp',
     'as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$1"; }',
     attack,
