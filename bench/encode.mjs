@@ -11,6 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { encodeOtlpJson } from '../dist/encoding/otlp-json.js';
 import { encodeOtlpProtobuf } from '../dist/encoding/otlp-protobuf.js';
 import { stockSpansToOtlpJson } from '../dist/exporters/json-trace-serializer.js';
+import { HELLO_SERVER_ATTRIBUTES } from './lib/http-span.mjs';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, ms: { type: 'string', default: '300' } } });
 const rounds = Number(values.rounds);
@@ -23,18 +24,7 @@ function helloWorldSpans(n) {
   for (let i = 0; i < n; i++) {
     const span = tracer.startSpan('GET', {
       kind: SpanKind.SERVER,
-      attributes: {
-        'http.request.method': 'GET',
-        'url.path': '/',
-        'url.scheme': 'http',
-        'server.address': '127.0.0.1',
-        'server.port': 3000,
-        'network.protocol.version': '1.1',
-        'network.peer.address': '127.0.0.1',
-        'network.peer.port': 40000 + i,
-        'client.address': '127.0.0.1',
-        'user_agent.original': 'autocannon',
-      },
+      attributes: { ...HELLO_SERVER_ATTRIBUTES, 'network.peer.address': '127.0.0.1', 'network.peer.port': 40000 + i },
     });
     span.setAttribute('http.response.status_code', 200);
     span.end();

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { HELLO_SERVER_ATTRIBUTES } from './lib/http-span.mjs';
 
 const require = createRequire(import.meta.url);
 const { context, trace, ROOT_CONTEXT, SpanKind, TraceFlags } = require('@opentelemetry/api');
@@ -63,16 +64,7 @@ function run(tracer, n) {
   for (let i = 0; i < n; i++) {
     const server = tracer.startSpan('GET', {
       kind: SpanKind.SERVER,
-      attributes: {
-        'http.request.method': 'GET',
-        'url.path': '/',
-        'url.scheme': 'http',
-        'server.address': '127.0.0.1',
-        'server.port': 3000,
-        'network.protocol.version': '1.1',
-        'client.address': '127.0.0.1',
-        'user_agent.original': 'autocannon',
-      },
+      attributes: { ...HELLO_SERVER_ATTRIBUTES },
     }, remote);
     const child = tracer.startSpan('work', undefined, trace.setSpan(remote, server));
     child.end();
