@@ -11,7 +11,7 @@ import { httpGet } from './lib/http.mjs';
 import { median, medianDiff, order } from './lib/stats.mjs';
 import { row, goal, mainIfRun, log } from './lib/report.mjs';
 
-const NAMES = ['untraced', 'tracehook-files', 'tracehook-disabled', 'tracehook-otlp', 'otel', 'dd-trace'];
+const NAMES = ['untraced', 'tracehook-files', 'tracehook-disabled', 'import-floor', 'tracehook-otlp', 'otel', 'dd-trace'];
 const GOALS = {
   'tracehook-files': ['≤ +50 ms', (d) => d <= 50],
   'tracehook-disabled': ['≤ +2 ms', (d) => d <= 2],
@@ -62,6 +62,16 @@ export async function run({ quick = false, rounds, variants } = {}) {
   return rows;
 }
 
+/**
+ * For the disabled row: its distance from an empty `--import` (median of per-round differences), the part of the
+ * added time that is tracehook's own rather than Node starting its ES module loader for any `--import`.
+ */
+function floorNote(results, name) {
+  if (name !== 'tracehook-disabled' || !results.every((r) => Number.isFinite(r['import-floor']))) return '';
+  const own = medianDiff(results, name, 'import-floor');
+  return `; an empty --import costs ${medianDiff(results, 'import-floor').toFixed(1)} ms of it, tracehook's own ${own >= 0 ? '+' : '−'}${Math.abs(own).toFixed(1)} ms`;
+}
+
 /** Interleaved rounds of `app` over the variants in `ok`; one row per name. */
 async function measure(app, names, ok, na, { nRounds, deadline, sinks, ws }) {
   const results = [];
@@ -88,7 +98,7 @@ async function measure(app, names, ok, na, { nRounds, deadline, sinks, ws }) {
       row('startup', measureName, name, value, 'ms', {
         vs: diff === null ? null : { kind: 'diff', value: diff },
         goal: g && goal(g[0], diff, g[1]),
-        note: `${results.length} rounds`,
+        note: `${results.length} rounds${floorNote(results, name)}`,
       }),
     );
   }

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const run = fileURLToPath(new URL('../bench/run.mjs', import.meta.url));
-const VARIANTS = ['untraced', 'tracehook-files', 'tracehook-disabled', 'tracehook-otlp', 'otel', 'dd-trace'];
+const VARIANTS = ['untraced', 'tracehook-files', 'tracehook-disabled', 'import-floor', 'tracehook-otlp', 'otel', 'dd-trace'];
 
 test('bench harness: a one-round startup run prints one table row per variant', { timeout: 60_000 }, async () => {
   const { code, stdout, stderr } = await new Promise((resolve) => {

@@ -15,6 +15,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The preload under test, by file URL, so the bench works from any cwd. */
 export const tracehookRegister = new URL('../../register.mjs', import.meta.url);
+const emptyModule = new URL('../apps/empty.mjs', import.meta.url);
 const otelRegister = require.resolve('@opentelemetry/auto-instrumentations-node/register');
 const ddInitialize = pathToFileURL(join(require.resolve('dd-trace/package.json'), '..', 'initialize.mjs')).href;
 
@@ -66,6 +67,13 @@ export const VARIANTS = {
     tracehook: true,
     args: (app, appArgs) => ['--import', tracehookRegister.href, app, ...appArgs],
     env: ({ spansDir }) => ({ TRACEHOOK_DISABLED: 'true', TRACEHOOK_SPANS_DIR: spansDir }),
+  },
+  // The floor under `tracehook-disabled`: what `--import` of an empty module costs (startup only).
+  'import-floor': {
+    label: 'an empty --import',
+    backend: null,
+    args: (app, appArgs) => ['--import', emptyModule.href, app, ...appArgs],
+    env: () => ({}),
   },
   otel: {
     label: 'OpenTelemetry register (http)',
