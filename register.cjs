@@ -8,7 +8,7 @@
 const on = (value) => typeof value === 'string' && value.trim().toLowerCase() === 'true';
 try {
   if (!on(process.env.TRACEHOOK_DISABLED) && !on(process.env.OTEL_SDK_DISABLED)) {
-    const preload = require('./dist/preload.bundle.js');
+    const preload = require('./dist/preload/load-bundle.js').loadPreloadBundle(require.resolve('./dist/preload.bundle.js'));
     if (preload.shouldStart()) preload.start();
   }
 } catch (err) {

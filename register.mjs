@@ -22,8 +22,9 @@ if (!on(process.env.TRACEHOOK_DISABLED) && !on(process.env.OTEL_SDK_DISABLED)) {
 async function startPreload() {
   const { createRequire, register } = await import('node:module');
   const require = createRequire(import.meta.url);
-  // One file: the checks below are in the bundle too (a separate entry loaded its ≈ 10 config files twice).
-  const preload = require('./dist/preload.bundle.js');
+  // One file: the checks below are in the bundle too (a separate entry loaded its ≈ 10 config files twice),
+  // compiled from its V8 code cache when there is one.
+  const preload = require('./dist/preload/load-bundle.js').loadPreloadBundle(require.resolve('./dist/preload.bundle.js'));
   if (!preload.shouldStart()) return;
   let acknowledged;
   if (preload.shouldRegisterEsmLoader()) {

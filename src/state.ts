@@ -19,6 +19,12 @@ export interface PreloadState {
    * any more (`TRACEHOOK_SHUTDOWN_TIMEOUT_MS` after the ending began). Unset while it runs.
    */
   exitDeadline?: number;
+  /**
+   * `import()` from a normally loaded module, set by src/preload/load-bundle.ts when it compiles the
+   * bundle through `vm.Script` (from a V8 code cache): an `import()` written in such code needs vm's
+   * main-context loader, which prints an ExperimentalWarning into the app's stderr.
+   */
+  importModule?: (specifier: string) => Promise<unknown>;
 }
 
 const STATE_KEY = Symbol.for('tracehook.state');

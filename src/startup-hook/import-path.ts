@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config-error.js';
+import { getPreloadState } from '../state.js';
 import { resolveFromApp } from './resolve-from-app.js';
 
 /**
@@ -53,7 +54,9 @@ export async function importFunction(variable: string, value: string, cwd = proc
   const path = parseImportPath(variable, value);
   let target: unknown;
   try {
-    target = await import(moduleUrl(path.module, cwd));
+    const url = moduleUrl(path.module, cwd);
+    const importModule = getPreloadState().importModule;
+    target = await (importModule ? importModule(url) : import(url));
   } catch (err) {
     throw new ConfigError(variable, value, 'a module that can be imported', (err as Error).message?.split('\n')[0]);
   }

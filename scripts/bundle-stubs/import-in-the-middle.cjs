@@ -1,0 +1,36 @@
+'use strict';
+// Stands in for import-in-the-middle inside the preload bundle (@opentelemetry/instrumentation creates one
+// `Hook` per instrumented module). A Hook acts only on ES modules that import-in-the-middle's loader hook
+// wrapped; with no such loader in the process it does nothing, and loading the package costs ≈ 8 ms of
+// startup (three files and node:worker_threads). So the real package, the copy register.mjs imports
+// (left external, from node_modules), is loaded only when a loader may be there: it is already loaded in
+// this thread (register.mjs loads it to register the loader, TRACEHOOK_ESM_LOADER), or Node.js flags name
+// a loader. Otherwise a Hook is an object whose unhook() does nothing, as the real one's would.
+let real;
+
+function loaderMayRun() {
+  if (real) return true;
+  try {
+    if (require.cache[require.resolve('import-in-the-middle')]) return true;
+  } catch {
+    return false; // not installed: nothing can have registered it from here
+  }
+  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS || ''}`;
+  return /loader|import-in-the-middle|hook\.mjs/.test(flags);
+}
+
+function load() {
+  return (real = real || require('import-in-the-middle'));
+}
+
+function Hook(modules, options, hookFn) {
+  if (!(this instanceof Hook)) return new Hook(modules, options, hookFn);
+  if (loaderMayRun()) return new (load().Hook)(modules, options, hookFn);
+}
+Hook.prototype.unhook = function unhook() {};
+
+module.exports = Hook;
+module.exports.Hook = Hook;
+module.exports.addHook = (...args) => load().addHook(...args);
+module.exports.removeHook = (...args) => load().removeHook(...args);
+module.exports.createAddHookMessageChannel = (...args) => load().createAddHookMessageChannel(...args);

@@ -1,0 +1,80 @@
+// The preload bundle's V8 code cache (src/preload/load-bundle.ts): written once beside the bundle, used by the
+// next start, replaced when V8 rejects it, and never a cause of failure: whatever state the cache folder is in,
+// the app's request is traced and nothing reaches stderr. Each test runs a private copy of the package, so its
+// cache folder is its own.
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { get, readSpans, ROOT, spansDir, start } from './helpers/fixture.mjs';
+
+/** A copy of the built package (entries, package.json, dist/ without caches) using the checkout's node_modules. */
+function packageCopy(t) {
+  const dir = mkdtempSync(join(tmpdir(), 'tracehook-pkg-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const f of ['register.mjs', 'register.cjs', 'package.json']) cpSync(join(ROOT, f), join(dir, f));
+  cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true, filter: (src) => !src.includes('compile-cache') });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+const caches = (pkg) => readdirSync(join(pkg, 'dist', 'compile-cache')).filter((f) => f.endsWith('.v8'));
+
+/** One traced GET / of the HTTP fixture under `pkg`'s preload; returns the app's stderr and its SERVER spans. */
+async function tracedRequest(t, pkg, env = {}) {
+  const spans = spansDir(t);
+  const app = start('http-app.mjs', { preload: ['--import', join(pkg, 'register.mjs')], env: { TRACEHOOK_SPANS_DIR: spans, ...env } });
+  const [, port] = await app.ready();
+  assert.equal((await get(Number(port), '/')).status, 200);
+  app.kill('SIGTERM');
+  const { stderr } = await app.done;
+  return { stderr, servers: (await readSpans(spans)).filter((s) => s.kind === 'SERVER') };
+}
+
+test('the first start writes one code cache, the next starts from it unchanged; both trace the request, nothing on stderr', async (t) => {
+  const pkg = packageCopy(t);
+  const first = await tracedRequest(t, pkg);
+  assert.equal(first.stderr, '');
+  assert.equal(first.servers.length, 1);
+  const [cache] = caches(pkg);
+  assert.ok(cache, 'a cache was written');
+  const written = statSync(join(pkg, 'dist', 'compile-cache', cache)).mtimeMs;
+
+  // An ES-module startup hook too: its import() must not go through vm's experimental loader (a warning on stderr).
+  const second = await tracedRequest(t, pkg, { TRACEHOOK_STARTUP_HOOK: './test/fixtures/hooks/count-hook.mjs:tracing.setup', FIXTURE_HOOK_LOG: join(pkg, 'hook.log') });
+  assert.equal(second.stderr, '');
+  assert.equal(second.servers.length, 1);
+  assert.equal(readFileSync(join(pkg, 'hook.log'), 'utf8').trim().split('\n').length, 1, 'the hook ran once');
+  assert.deepEqual(caches(pkg), [cache]);
+  assert.equal(statSync(join(pkg, 'dist', 'compile-cache', cache)).mtimeMs, written, 'an accepted cache is not written again');
+});
+
+test('a cache V8 rejects is replaced, and the app is traced with nothing on stderr', async (t) => {
+  const pkg = packageCopy(t);
+  await tracedRequest(t, pkg);
+  const [cache] = caches(pkg);
+  const file = join(pkg, 'dist', 'compile-cache', cache);
+  writeFileSync(file, Buffer.alloc(4096, 7));
+  const { stderr, servers } = await tracedRequest(t, pkg);
+  assert.equal(stderr, '');
+  assert.equal(servers.length, 1);
+  assert.notDeepEqual(readFileSync(file).subarray(0, 4096), Buffer.alloc(4096, 7), 'the rejected cache was replaced');
+});
+
+test('a cache folder that cannot be made (a file in its place): traced, nothing on stderr, under --import and --require', async (t) => {
+  const pkg = packageCopy(t);
+  writeFileSync(join(pkg, 'dist', 'compile-cache'), 'not a folder');
+  const { stderr, servers } = await tracedRequest(t, pkg);
+  assert.equal(stderr, '');
+  assert.equal(servers.length, 1);
+
+  const spans = spansDir(t);
+  const app = start('http-app.mjs', { preload: ['--require', join(pkg, 'register.cjs')], env: { TRACEHOOK_SPANS_DIR: spans } });
+  const [, port] = await app.ready();
+  await get(Number(port), '/');
+  app.kill('SIGTERM');
+  assert.equal((await app.done).stderr, '');
+  assert.equal((await readSpans(spans)).filter((s) => s.kind === 'SERVER').length, 1);
+  assert.equal(readFileSync(join(pkg, 'dist', 'compile-cache'), 'utf8'), 'not a folder');
+});
