@@ -8,6 +8,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
+import { isHttpsLoaded } from './http/https-loaded.js';
 import { packageRoot } from '../package-root.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
@@ -63,7 +64,8 @@ export function makeRoomForStartupHook(instrumentations: readonly Instrumentatio
     const httpRegistered = hooked('http') || hooked('https');
     if (httpRegistered) {
       require('node:http');
-      require('node:https');
+      // node:https not loaded yet gets the hook's patches as it loads (see whenHttpsLoaded).
+      if (isHttpsLoaded()) require('node:https');
     }
     const httpTaken = httpRegistered || wrapped(require('node:http').request) || wrapped(require('node:http').Server.prototype.emit);
     for (const i of immediate) {

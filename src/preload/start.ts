@@ -14,6 +14,7 @@ import { setupDefaultTracing } from '../startup-hook/default-hook.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { incomingTracePropagator } from '../instrumentations/http/incoming-trace.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
+import { whenHttpsLoaded } from '../instrumentations/http/https-loaded.js';
 import { makeRoomForStartupHook } from '../instrumentations/step-aside.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { runStartupHook } from '../startup-hook/run-startup-hook.js';
@@ -68,13 +69,17 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
   installEsmCjsBridge();
-  // Patch node:http/https now, so an ES module's named imports of them (`import { get } from
-  // 'node:http'`) are taken from the patched exports.
+  // Patch node:http now, and node:https as it loads (it costs ≈ 12 ms with tls and crypto), through
+  // require-in-the-middle, so an ES module's named imports of them (`import { get } from 'node:http'`)
+  // are taken from, or synced to, the patched exports.
   if (config.instrumentations.includes('http')) {
     require('node:http');
-    require('node:https');
     require('node:module').syncBuiltinESMExports();
   }
+  whenHttpsLoaded(() => {
+    require('node:https');
+    require('node:module').syncBuiltinESMExports();
+  });
 
   // A hook of the user's own may bring its own OpenTelemetry setup (NodeSDK); tracehook's steps aside where it does.
   const afterHook = config.startupHook ? makeRoomForStartupHook(loaded.instrumentations, propagator) : undefined;

@@ -1,14 +1,14 @@
-import { randomFillSync } from 'node:crypto';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
+import { fillRandom } from './random-bytes.js';
 
-/** Random bytes drawn per refill: one `randomFillSync` and one hex encoding serve ≈ 170 spans. */
+/** Random bytes drawn per refill: one read of the CSPRNG and one hex encoding serve ≈ 170 spans. */
 const POOL_BYTES = 4096;
 const ALL_ZERO_TRACE_ID = '00000000000000000000000000000000';
 const ALL_ZERO_SPAN_ID = '0000000000000000';
 
 /**
  * Trace and span ids from a pooled random buffer: {@link POOL_BYTES} bytes from the operating
- * system's CSPRNG (`crypto.randomFillSync`) are hex-encoded at once, and each id is a substring of
+ * system's CSPRNG (see {@link fillRandom}) are hex-encoded at once, and each id is a substring of
  * that text, so an id costs a substring instead of a native call and a buffer write per id. Ids
  * are never all zero (W3C Trace Context makes such ids invalid): one is drawn again.
  * The SDK's `RandomIdGenerator` uses `Math.random()`; the CSPRNG here is stronger, not weaker.
@@ -37,7 +37,7 @@ export class PooledIdGenerator implements IdGenerator {
   private next(chars: number): string {
     let start = this.offset;
     if (start + chars > POOL_BYTES * 2) {
-      randomFillSync(this.bytes);
+      fillRandom(this.bytes);
       this.hex = this.bytes.toString('hex');
       start = 0;
     }

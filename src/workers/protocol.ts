@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
+import { fillRandom } from '../provider/random-bytes.js';
 
 /**
  * The hidden formats that carry a trace context across threads and processes, and how each side
@@ -58,7 +58,7 @@ export const PROTOCOL_VERSION = 1;
  * channel: the app cannot make one, whatever it sends (even a copy of a carrier's fields, whose
  * key it can read here), so its messages are never unwrapped, swallowed or given a trace.
  */
-export const CHANNEL_SECRET: string = randomBytes(16).toString('hex');
+export const CHANNEL_SECRET: string = fillRandom(Buffer.allocUnsafe(16)).toString('hex');
 
 /** The environment variable that hands a child its parent's {@link CHANNEL_SECRET} (deleted by the child at once). */
 export const IPC_SECRET_VARIABLE = 'TRACEHOOK_IPC_SECRET';

@@ -2,7 +2,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Span } from '@opentelemetry/api';
 import * as api from '@opentelemetry/api';
-import { InstrumentationBase } from '@opentelemetry/instrumentation';
+import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { IncomingTracePolicy } from '../../config/request-data.js';
 import { DEFAULT_REDACTED_QUERY_PARAMS, DEFAULT_REQUEST_VALUE_LENGTH_LIMIT } from '../../config/request-data.js';
@@ -16,6 +16,7 @@ import { serverRequestAttributes } from './server-attributes.js';
 import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
 import { logDebug } from '../../diag/logger.js';
+import { isHttpsLoaded } from './https-loaded.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
 const { SpanKind, SpanStatusCode, context, trace } = api;
@@ -121,9 +122,22 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
     if (this.getConfig().enabled !== false) this.enable();
   }
 
-  protected init(): [] {
-    // node:http is patched when enabled (it is loaded before any app code), not through a module hook.
-    return [];
+  protected init(): InstrumentationNodeModuleDefinition[] {
+    // node:http is patched when enabled (it is loaded before any app code), not through a module hook;
+    // node:https when it is required (or, for an ES module's import, by the preload: see whenHttpsLoaded).
+    return [
+      new InstrumentationNodeModuleDefinition(
+        'https',
+        ['*'],
+        (exports: { Server: { prototype: ServerPrototype } }) => {
+          this.patch(exports.Server.prototype, 'https');
+          return exports;
+        },
+        (exports?: { Server: { prototype: ServerPrototype } }) => {
+          if (exports) unwrap(exports.Server.prototype, 'emit', SITES.https);
+        },
+      ),
+    ];
   }
 
   override setConfig(config: FastHttpServerInstrumentationConfig = {}): void {
@@ -135,12 +149,12 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
     this.incomingTrace = config.incomingTrace ?? 'continue';
   }
 
-  /** Wraps `Server.prototype.emit` of node:http and node:https (once) and listens for finished responses. */
+  /** Wraps `Server.prototype.emit` of node:http, and of node:https now if it is loaded (else as it loads), and listens for finished responses. */
   override enable(): void {
     if (this.isEnabled()) return;
     super.enable();
     this.patch(builtin('http').Server.prototype, 'http');
-    this.patch(builtin('https').Server.prototype, 'https');
+    if (isHttpsLoaded()) this.patch(builtin('https').Server.prototype, 'https');
     subscribe(RESPONSE_FINISH, onResponseFinish);
   }
 
@@ -149,7 +163,7 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
     if (!this.isEnabled()) return;
     super.disable();
     unwrap(builtin('http').Server.prototype, 'emit', SITES.http);
-    unwrap(builtin('https').Server.prototype, 'emit', SITES.https);
+    if (isHttpsLoaded()) unwrap(builtin('https').Server.prototype, 'emit', SITES.https);
     unsubscribe(RESPONSE_FINISH, onResponseFinish);
   }
 
