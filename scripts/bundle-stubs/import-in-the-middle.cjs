@@ -10,11 +10,8 @@ let real;
 
 function loaderMayRun() {
   if (real) return true;
-  try {
-    if (require.cache[require.resolve('import-in-the-middle')]) return true;
-  } catch {
-    return false; // not installed: nothing can have registered it from here
-  }
+  // Its own files, found without resolving (a package.json read): `.../import-in-the-middle/index.js`.
+  if (Object.keys(require.cache).some((file) => /[\\/]import-in-the-middle[\\/]index\.js$/.test(file))) return true;
   const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS || ''}`;
   return /loader|import-in-the-middle|hook\.mjs/.test(flags);
 }

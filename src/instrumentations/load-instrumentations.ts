@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
+import { join } from 'node:path';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { ConfigError } from '../config/config-error.js';
 import type { RequestDataConfig } from '../config/request-data.js';
 import { BUILT_IN_INSTRUMENTATIONS } from '../config/instrumentation-defaults.js';
+import { packageRoot } from '../package-root.js';
 import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
 import { shareBundledModules } from './shared-modules.js';
@@ -69,13 +72,30 @@ function instrumentationClass(name: string): InstrumentationClass {
   if (name === 'grpc') return require('@opentelemetry/instrumentation-grpc').GrpcInstrumentation;
   if (name === 'undici') return require('@opentelemetry/instrumentation-undici').UndiciInstrumentation;
   if (!/^[a-z0-9.-]+$/.test(name)) throw new Error('not an instrumentation name');
-  // The app's own copy first (an instrumentation it installed, or the version it pins), then ours.
   const pkg = `@opentelemetry/instrumentation-${name}`;
   shareBundledModules();
-  const exports = require(resolveFromApp(pkg) ?? pkg) as Record<string, unknown>;
+  const exports = require(instrumentationFile(name, pkg)) as Record<string, unknown>;
   const cls = Object.entries(exports).find(([key, value]) => key.endsWith('Instrumentation') && typeof value === 'function');
   if (!cls) throw new Error(`@opentelemetry/instrumentation-${name} exports no *Instrumentation class`);
   return cls[1] as InstrumentationClass;
+}
+
+/**
+ * The app's own copy of `pkg` first (an instrumentation it installed, or the version it pins), then
+ * ours: as dist/instrumentations/bundled/<name>.js (one file, built from our copy by
+ * scripts/bundle-instrumentations.mjs) when there is one, else from node_modules.
+ */
+function instrumentationFile(name: string, pkg: string): string {
+  const app = resolveFromApp(pkg);
+  let ours: string | undefined;
+  try {
+    ours = require.resolve(pkg);
+  } catch {
+    // Not installed with tracehook: only the app's copy can be used.
+  }
+  if (app !== undefined && app !== ours) return app;
+  const bundled = join(packageRoot(), 'dist', 'instrumentations', 'bundled', `${name}.js`);
+  return existsSync(bundled) ? bundled : (app ?? pkg);
 }
 
 /** Per-instrumentation options; with the fast server side, the stock one keeps only the client side. */
