@@ -35,8 +35,8 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 let bundled = 0;
 const skipped = [];
-// http, grpc and undici are in the preload bundle itself.
-for (const name of Object.keys(INSTRUMENTATION_TARGETS).filter((n) => !['http', 'grpc', 'undici'].includes(n))) {
+// http and undici are in the preload bundle itself.
+for (const name of Object.keys(INSTRUMENTATION_TARGETS).filter((n) => !['http', 'undici'].includes(n))) {
   const pkg = `@opentelemetry/instrumentation-${name}`;
   let entry;
   try {
@@ -57,7 +57,7 @@ for (const name of Object.keys(INSTRUMENTATION_TARGETS).filter((n) => !['http', 
     skipped.push(`${name} (own ${nested.join(', ')})`);
     continue;
   }
-  const options = { entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning', legalComments: 'none', plugins: [keepExternal] };
+  const options = { entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', conditions: [], mainFields: ['main'], logLevel: 'warning', legalComments: 'none', plugins: [keepExternal] };
   const { plugin } = await semconvSubset(options, dirname(entry));
   await build({ ...options, plugins: [plugin, keepExternal], minifyWhitespace: true, charset: 'ascii', outfile: join(out, `${name}.js`) });
   bundled++;

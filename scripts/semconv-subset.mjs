@@ -31,6 +31,18 @@ async function usedSemconvNames(options) {
   return [...names];
 }
 
+/**
+ * The subset as a CommonJS object of the constants' values when they are all strings or numbers (as the
+ * semantic conventions are): no module interop, nothing of the package evaluated at run time; else an ES module
+ * re-exporting them from the package's ESM build.
+ */
+function subsetModule(names) {
+  const all = require(SEMCONV);
+  const literal = names.every((n) => ['string', 'number'].includes(typeof all[n]));
+  if (!literal) return `export { ${names.join(', ')} } from ${JSON.stringify(semconvEsm)};`;
+  return `module.exports = {\n${names.map((n) => `  ${n}: ${JSON.stringify(all[n])},`).join('\n')}\n};\n`;
+}
+
 /** `{ plugin, names }`: the plugin for a build with `options` (a no-op when `names` is undefined). */
 export async function semconvSubset(options, resolveDir) {
   const names = await usedSemconvNames(options);
@@ -39,11 +51,7 @@ export async function semconvSubset(options, resolveDir) {
     setup(b) {
       if (!names) return;
       b.onResolve({ filter: /^@opentelemetry\/semantic-conventions$/ }, () => ({ path: 'semconv-subset', namespace: 'semconv-subset' }));
-      b.onLoad({ filter: /.*/, namespace: 'semconv-subset' }, () => ({
-        contents: `export { ${names.join(', ')} } from ${JSON.stringify(semconvEsm)};`,
-        resolveDir,
-        loader: 'js',
-      }));
+      b.onLoad({ filter: /.*/, namespace: 'semconv-subset' }, () => ({ contents: subsetModule(names), resolveDir, loader: 'js' }));
     },
   };
   return { plugin, names };

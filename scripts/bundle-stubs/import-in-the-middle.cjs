@@ -6,14 +6,17 @@
 // (left external, from node_modules), is loaded only when a loader may be there: it is already loaded in
 // this thread (register.mjs loads it to register the loader, TRACEHOOK_ESM_LOADER), or Node.js flags name
 // a loader. Otherwise a Hook is an object whose unhook() does nothing, as the real one's would.
+// The answer is taken once, at the first Hook (during the preload's start, after register.mjs's registration).
 let real;
+let mayRun;
 
 function loaderMayRun() {
-  if (real) return true;
-  // Its own files, found without resolving (a package.json read): `.../import-in-the-middle/index.js`.
-  if (Object.keys(require.cache).some((file) => /[\\/]import-in-the-middle[\\/]index\.js$/.test(file))) return true;
-  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS || ''}`;
-  return /loader|import-in-the-middle|hook\.mjs/.test(flags);
+  if (mayRun === undefined) {
+    const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS || ''}`;
+    // Its own files, found without resolving (a package.json read): `.../import-in-the-middle/index.js`.
+    mayRun = Boolean(real) || Object.keys(require.cache).some((file) => /[\\/]import-in-the-middle[\\/]index\.js$/.test(file)) || /loader|import-in-the-middle|hook\.mjs/.test(flags);
+  }
+  return mayRun;
 }
 
 function load() {

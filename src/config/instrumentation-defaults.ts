@@ -1,7 +1,7 @@
 /**
  * Which instrumentations run when `OTEL_NODE_ENABLED_INSTRUMENTATIONS` is not set: every one of
  * @opentelemetry/auto-instrumentations-node (the set OpenTelemetry's own preload enables) except
- * those in {@link OFF_BY_DEFAULT}. Apart from http, grpc and undici, each is loaded only when the app
+ * those in {@link OFF_BY_DEFAULT}. Apart from http and undici, each is loaded only when the app
  * first loads a module it patches (see LazyInstrumentations), so unused ones cost nothing.
  */
 export const DEFAULT_INSTRUMENTATIONS = [
@@ -29,5 +29,8 @@ export const OFF_BY_DEFAULT: Readonly<Record<string, string>> = {
   'aws-lambda': 'for AWS Lambda handlers only',
 };
 
-/** Bundled with the preload and enabled at startup (Node.js built-ins and fetch's diagnostics channels). */
-export const BUILT_IN_INSTRUMENTATIONS = ['http', 'grpc', 'undici'] as const;
+/**
+ * Bundled with the preload and enabled at startup: Node.js built-ins and fetch's diagnostics channels,
+ * which no module load announces. (gRPC is loaded, like the others, when the app loads @grpc/grpc-js.)
+ */
+export const BUILT_IN_INSTRUMENTATIONS = ['http', 'undici'] as const;

@@ -15,7 +15,7 @@ type InstrumentationClass = new (config?: Record<string, unknown>) => Instrument
 
 /**
  * Creates the instrumentations named in `names` (the names auto-instrumentations-node uses:
- * `http`, `grpc`, `express`, `pg`, …, i.e. `@opentelemetry/instrumentation-<name>`). http, grpc and
+ * `http`, `grpc`, `express`, `pg`, …, i.e. `@opentelemetry/instrumentation-<name>`). http and
  * undici are bundled and enabled now; with `lazy`, each other one whose target modules are known
  * (auto-instrumentations-node's set, not Node.js built-ins) is required only when the app first loads
  * one of them ({@link LazyInstrumentations}); the rest are required now.
@@ -69,7 +69,6 @@ export function loadInstrumentations(
 
 function instrumentationClass(name: string): InstrumentationClass {
   if (name === 'http') return require('@opentelemetry/instrumentation-http').HttpInstrumentation;
-  if (name === 'grpc') return require('@opentelemetry/instrumentation-grpc').GrpcInstrumentation;
   if (name === 'undici') return require('@opentelemetry/instrumentation-undici').UndiciInstrumentation;
   if (!/^[a-z0-9.-]+$/.test(name)) throw new Error('not an instrumentation name');
   const pkg = `@opentelemetry/instrumentation-${name}`;
