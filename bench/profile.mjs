@@ -1,12 +1,13 @@
 // Profile: the hello-world server under `node --cpu-prof` and autocannon load, per variant; prints where the CPU
 // goes, per request, from the first request on (startup and module loading are left out), and the top self-time
 // functions. Functions inside an esbuild bundle are attributed to the module they came from, using the bundle's
-// `// path/to/module.js` comments. Output is Markdown, ready for RESULTS.md.
+// source map (or its `// path/to/module.js` comments). Output is Markdown, ready for RESULTS.md.
 // With --pin on the server runs on one core and autocannon on the other (lib/pin.mjs).
 // Usage: node bench/profile.mjs [--quick] [--duration s] [--variants untraced,tracehook-files] [--top n] [--pin on]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startNode, stop, lineWaiter } from './lib/proc.mjs';
 import { startSinkProcess } from './lib/otlp-sink.mjs';
@@ -79,35 +80,52 @@ function threadTimes(pid) {
   return { mainMs, mainSysMs, otherMs, waitMs };
 }
 
-/** For a bundle file: sorted [line, module] from esbuild's `// path` comments, so a line maps to its module. */
+/**
+ * For a bundle file, the module a position came from: from the bundle's external source map (`<bundle>.map`, which
+ * scripts/bundle.mjs writes for the minified preload bundle), else from esbuild's `// path` comments before each
+ * module (a bundle that is not minified).
+ */
 const bundleIndex = new Map();
-function sourceOf(url, line) {
+function sourceOf(url, line, column) {
   if (!url.startsWith('file://') || !/\.bundle\.[cm]?js$/.test(url)) return url;
-  if (!bundleIndex.has(url)) {
-    const marks = [];
-    try {
-      readFileSync(fileURLToPath(url), 'utf8')
-        .split('\n')
-        .forEach((l, i) => {
-          const m = /^\/\/ (\S+\.(?:[cm]?js|ts))$/.exec(l);
-          if (m) marks.push([i, m[1]]);
-        });
-    } catch { /* file gone: keep the bundle url */ }
-    bundleIndex.set(url, marks);
-  }
-  const marks = bundleIndex.get(url);
-  let lo = 0;
-  let hi = marks.length - 1;
-  let found = null;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (marks[mid][0] <= line) {
-      found = marks[mid][1];
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
+  if (!bundleIndex.has(url)) bundleIndex.set(url, indexOf(fileURLToPath(url)));
+  const index = bundleIndex.get(url);
   const bundle = url.slice(url.lastIndexOf('/') + 1);
+  let found = null;
+  if (index.map) {
+    // Sources are relative to the bundle's folder: made relative to the repository as the comments are.
+    const source = index.map.findEntry(line, column)?.originalSource;
+    found = source ? posix.join(posix.relative(repoRoot, posix.dirname(fileURLToPath(url))), source) : null;
+  }
+  else {
+    const marks = index.marks;
+    let lo = 0;
+    let hi = marks.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (marks[mid][0] <= line) {
+        found = marks[mid][1];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+  }
   return found ? `${bundle}:${found}` : url;
+}
+
+function indexOf(file) {
+  try {
+    return { map: new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))) };
+  } catch { /* no source map: the comments */ }
+  const marks = [];
+  try {
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((l, i) => {
+        const m = /^\/\/ (\S+\.(?:[cm]?js|ts))$/.exec(l);
+        if (m) marks.push([i, m[1]]);
+      });
+  } catch { /* file gone: keep the bundle url */ }
+  return { marks };
 }
 
 function shortUrl(url) {
@@ -158,8 +176,8 @@ export function summarize(profile) {
   let total = 0;
   let idle = 0;
   for (const [id, us] of selfUs) {
-    const { functionName, url, lineNumber } = byId.get(id).callFrame;
-    const src = sourceOf(url, lineNumber);
+    const { functionName, url, lineNumber, columnNumber } = byId.get(id).callFrame;
+    const src = sourceOf(url, lineNumber, columnNumber);
     const area = areaOf(functionName, src);
     total += us;
     if (area === '(idle)') idle += us;
