@@ -3,7 +3,7 @@
 // functions. Functions inside an esbuild bundle are attributed to the module they came from, using the bundle's
 // source map (or its `// path/to/module.js` comments). Output is Markdown, ready for RESULTS.md.
 // With --pin on the server runs on one core and autocannon on the other (lib/pin.mjs).
-// Usage: node bench/profile.mjs [--quick] [--duration s] [--variants untraced,tracehook-files] [--top n] [--pin on]
+// Usage: node bench/profile.mjs [--quick] [--duration s] [--variants untraced,tracehook-files,tracehook-otlp] [--top n] [--pin on]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -202,7 +202,7 @@ const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 export async function run({ quick = false, duration, variants, top = 20, pin } = {}) {
   const pinned = pin === 'on';
   const durationS = duration ?? (quick ? 2 : 5);
-  const names = variants ?? ['untraced', 'tracehook-files'];
+  const names = variants ?? ['untraced', 'tracehook-files', 'tracehook-otlp'];
   const { ok, na } = await partition(names);
   log(`profile: ${ok.join(', ')} under --cpu-prof, ${durationS} s of load each`);
   const out = [];
@@ -228,19 +228,19 @@ export async function run({ quick = false, duration, variants, top = 20, pin } =
     const areaNames = [...new Set(out.flatMap((o) => [...o.areas.keys()]))];
     const per = (o, a) => ((o.areas.get(a) ?? 0) / o.requests);
     areaNames.sort((a, b) => per(out.at(-1), b) - per(out.at(-1), a));
-    md.push(`Self time by area, µs per request${out.length > 1 ? ` (last column: ${out.at(-1).name} minus ${out[0].name})` : ''}:`);
+    const traced = out.slice(1);
+    md.push(`Self time by area, µs per request${traced.length ? ` ("added": each traced variant minus ${out[0].name})` : ''}:`);
     md.push('');
-    md.push(`| area | ${out.map((o) => o.name).join(' | ')}${out.length > 1 ? ' | added |' : ' |'}`);
-    md.push(`|---|${out.map(() => '---').join('|')}|${out.length > 1 ? '---|' : ''}`);
+    md.push(`| area | ${out.map((o) => o.name).join(' | ')} |${traced.map((o) => ` added, ${o.name} |`).join('')}`);
+    md.push(`|---|${out.map(() => '---').join('|')}|${traced.map(() => '---|').join('')}`);
     for (const a of areaNames.slice(0, 16)) {
       const cells = out.map((o) => f1(per(o, a)));
-      const added = out.length > 1 ? ` ${f1(per(out.at(-1), a) - per(out[0], a))} |` : '';
-      md.push(`| ${a} | ${cells.join(' | ')} |${added}`);
+      md.push(`| ${a} | ${cells.join(' | ')} |${traced.map((o) => ` ${f1(per(o, a) - per(out[0], a))} |`).join('')}`);
     }
     md.push('');
-    if (out.length > 1) {
-      // What the traced variant adds, function by function: its µs/request minus the first variant's.
-      const [base, last] = [out[0], out.at(-1)];
+    for (const last of traced) {
+      // What each traced variant adds, function by function: its µs/request minus the first variant's.
+      const base = out[0];
       const key = (f) => `${f.name}\u0000${f.src}`;
       const baseUs = new Map(base.functions.map((f) => [key(f), f.us / base.requests]));
       const added = last.functions
