@@ -4,8 +4,9 @@
 // builds (for tree shaking) was measured larger and slower to load, as the lazily required
 // instrumentations pull the CommonJS builds in anyway.
 // Left out, and required from node_modules when used: import-in-the-middle (its message channel
-// must be the one register.mjs created), the OTLP exporters and otlp-transformer (needed only at the
-// first export), and instrumentations named by OTEL_NODE_ENABLED_INSTRUMENTATIONS.
+// must be the one register.mjs created), the OTLP exporters and otlp-transformer (their parts that the
+// direct OTLP/HTTP exporter uses are bundled apart, below), and instrumentations named by
+// OTEL_NODE_ENABLED_INSTRUMENTATIONS.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,7 +99,36 @@ const serializer = await build({
   metafile: true,
 });
 
-for (const r of [preload, serializer]) {
+// The OTLP/HTTP export path for the direct encoders (src/exporters/direct-otlp-http-exporter.ts), loaded when an
+// OTLP/HTTP exporter is configured: otlp-exporter-base's HTTP export delegate (endpoint, headers, TLS, compression,
+// retries) and, of otlp-transformer, only the trace response parsers and the exporter-metrics helper. Required from
+// the packages, the same parts cost ≈ 120 ms (otlp-transformer's index brings metrics, logs and sdk-metrics along);
+// @opentelemetry/api and core stay external, so they are the preload bundle's shared copies.
+const { entryPoints, external, ...withoutEntry } = options;
+const otlpHttp = await build({
+  stdin: {
+    contents: [
+      "exports.OTLPExporterBase = require('@opentelemetry/otlp-exporter-base').OTLPExporterBase;",
+      "const http = require('@opentelemetry/otlp-exporter-base/node-http');",
+      'exports.convertLegacyHttpOptions = http.convertLegacyHttpOptions;',
+      'exports.createOtlpHttpExportDelegate = http.createOtlpHttpExportDelegate;',
+      "exports.JsonTraceSerializer = require('@opentelemetry/otlp-transformer/build/src/trace/json/trace.js').JsonTraceSerializer;",
+      // What ProtobufTraceSerializer.deserializeResponse calls, without the serializer it sits beside.
+      "exports.deserializeExportTraceServiceResponse = require('@opentelemetry/otlp-transformer/build/src/trace/protobuf/response-deserializer.js').deserializeExportTraceServiceResponse;",
+      "exports.TraceExporterMetricsHelper = require('@opentelemetry/otlp-transformer/build/src/trace/index.js').TraceExporterMetricsHelper;",
+    ].join('\n'),
+    resolveDir: root,
+    loader: 'js',
+  },
+  ...withoutEntry,
+  outfile: join(root, 'dist/otlp-http.bundle.js'),
+  external: ['@opentelemetry/api', '@opentelemetry/core'],
+  minifyWhitespace: true,
+  charset: 'ascii',
+  metafile: true,
+});
+
+for (const r of [preload, serializer, otlpHttp]) {
   for (const [file, out] of Object.entries(r.metafile.outputs)) console.log(`${file}: ${(out.bytes / 1024).toFixed(0)} KiB`);
 }
 console.log(names ? `semantic-conventions: ${names.length} constants kept` : 'semantic-conventions: bundled whole (unrecognised use)');

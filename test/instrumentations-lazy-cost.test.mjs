@@ -39,3 +39,14 @@ test('a lazily loaded instrumentation (pg) is one bundled file, sharing the bund
     assert.ok(copy.length <= 1, `${pkg}: ${copy.join(', ')}`);
   }
 });
+
+for (const protocol of ['http/protobuf', 'http/json']) {
+  test(`OTLP ${protocol}: the exporter is one bundled file, without otlp-transformer, sdk-metrics or a second api and core`, (t) => {
+    // Nothing listens on port 9: the exporter is built at startup and never gets to send.
+    const files = loadedFiles(t, ['--import', '@tracehook/register'], '0', { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
+    assert.ok(files.includes('dist/otlp-http.bundle.js'), 'the OTLP/HTTP parts were loaded, from their bundle');
+    const packages = files.filter((f) => f.startsWith('node_modules/')).map((f) => f.split('/').slice(1, 3).join('/'));
+    assert.deepEqual([...new Set(packages)].sort(), ['@opentelemetry/api', '@opentelemetry/core', '@opentelemetry/instrumentation'].filter((p) => packages.includes(p)));
+    for (const pkg of ['api', 'core']) assert.ok(packages.filter((p) => p === `@opentelemetry/${pkg}`).length <= 1, `${pkg} evaluated once`);
+  });
+}

@@ -1,7 +1,10 @@
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { encodeOtlpJson } from '../encoding/otlp-json.js';
 import { encodeOtlpProtobuf } from '../encoding/otlp-protobuf.js';
+import { shareBundledModules } from '../instrumentations/shared-modules.js';
+import { packageRoot } from '../package-root.js';
 
 /** The exporter options tracehook passes (otlp-exporter-base's legacy HTTP configuration). */
 export interface OtlpHttpOptions {
@@ -9,9 +12,19 @@ export interface OtlpHttpOptions {
   httpAgentOptions?: unknown;
 }
 
+/** The parts of @opentelemetry/otlp-exporter-base and otlp-transformer the direct exporter is assembled from. */
+export interface OtlpHttpParts {
+  OTLPExporterBase: new (delegate: unknown) => SpanExporter;
+  convertLegacyHttpOptions: (config: unknown, signal: string, path: string, headers: Record<string, string>) => unknown;
+  createOtlpHttpExportDelegate: (...args: unknown[]) => unknown;
+  deserializeJson: (data: Uint8Array) => unknown;
+  deserializeProtobuf: (data: Uint8Array) => unknown;
+  TraceExporterMetricsHelper: unknown;
+}
+
 const FORMATS = {
-  'http/json': { contentType: 'application/json', stock: 'JsonTraceSerializer', encode: (spans: ReadableSpan[]) => Buffer.from(encodeOtlpJson(spans)) },
-  'http/protobuf': { contentType: 'application/x-protobuf', stock: 'ProtobufTraceSerializer', encode: encodeOtlpProtobuf },
+  'http/json': { contentType: 'application/json', encode: (spans: ReadableSpan[]) => Buffer.from(encodeOtlpJson(spans)), deserialize: 'deserializeJson' },
+  'http/protobuf': { contentType: 'application/x-protobuf', encode: encodeOtlpProtobuf, deserialize: 'deserializeProtobuf' },
 } as const;
 
 /**
@@ -20,21 +33,49 @@ const FORMATS = {
  * TLS, time-out and retries from the `OTEL_EXPORTER_OTLP_*` variables, the same component type for
  * its self-observability metrics), with the request bytes from the direct encoders
  * ({@link encodeOtlpJson}, {@link encodeOtlpProtobuf}) in place of otlp-transformer's serializers:
- * the same bytes on the wire, without building request objects. The parts are required through
- * `exporterPackage`, so they are the copies that exporter would use.
- * @throws when the exporter package or its otlp-exporter-base cannot be loaded
+ * the same bytes on the wire, without building request objects. Responses (partial success) are
+ * parsed by otlp-transformer's own deserializers.
+ * @throws when neither the build's bundle of those parts nor `exporterPackage` can be loaded
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter"
  */
 export function createDirectOtlpHttpExporter(exporterPackage: string, protocol: keyof typeof FORMATS, options: OtlpHttpOptions): SpanExporter {
-  const fromExporter = createRequire(require.resolve(exporterPackage));
-  const { OTLPExporterBase } = fromExporter('@opentelemetry/otlp-exporter-base') as { OTLPExporterBase: new (delegate: unknown) => SpanExporter };
-  const http = fromExporter('@opentelemetry/otlp-exporter-base/node-http') as {
-    convertLegacyHttpOptions: (config: unknown, signal: string, path: string, headers: Record<string, string>) => unknown;
-    createOtlpHttpExportDelegate: (...args: unknown[]) => unknown;
-  };
-  const transformer = fromExporter('@opentelemetry/otlp-transformer') as Record<string, { deserializeResponse?: unknown }>;
+  const parts = otlpHttpParts(exporterPackage);
   const format = FORMATS[protocol];
-  const serializer = { serializeRequest: format.encode, deserializeResponse: transformer[format.stock].deserializeResponse };
-  const settings = http.convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': format.contentType });
-  return new OTLPExporterBase(http.createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', transformer.TraceExporterMetricsHelper, undefined));
+  const serializer = { serializeRequest: format.encode, deserializeResponse: parts[format.deserialize] };
+  const settings = parts.convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': format.contentType });
+  return new parts.OTLPExporterBase(parts.createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', parts.TraceExporterMetricsHelper, undefined));
+}
+
+let parts: OtlpHttpParts | undefined;
+
+/**
+ * The parts, from the build's bundle of them (dist/otlp-http.bundle.js, sharing the preload's
+ * @opentelemetry/api and core): ≈ 5 ms where the packages take ≈ 120 ms, as otlp-transformer's
+ * index brings metrics, logs and sdk-metrics along. Without the bundle (running from the sources),
+ * required through `exporterPackage`, so they are the copies that exporter would use.
+ * @throws when neither can be loaded
+ */
+export function otlpHttpParts(exporterPackage: string): OtlpHttpParts {
+  if (parts) return parts;
+  try {
+    shareBundledModules();
+    const b = require(join(packageRoot(), 'dist', 'otlp-http.bundle.js')) as Omit<OtlpHttpParts, 'deserializeJson' | 'deserializeProtobuf'> & {
+      JsonTraceSerializer: { deserializeResponse: OtlpHttpParts['deserializeJson'] };
+      deserializeExportTraceServiceResponse: OtlpHttpParts['deserializeProtobuf'];
+    };
+    return (parts = { ...b, deserializeJson: b.JsonTraceSerializer.deserializeResponse, deserializeProtobuf: b.deserializeExportTraceServiceResponse });
+  } catch {
+    // Not built: the packages, below.
+  }
+  const fromExporter = createRequire(require.resolve(exporterPackage));
+  const http = fromExporter('@opentelemetry/otlp-exporter-base/node-http') as Pick<OtlpHttpParts, 'convertLegacyHttpOptions' | 'createOtlpHttpExportDelegate'>;
+  const transformer = fromExporter('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+  return (parts = {
+    OTLPExporterBase: (fromExporter('@opentelemetry/otlp-exporter-base') as Pick<OtlpHttpParts, 'OTLPExporterBase'>).OTLPExporterBase,
+    convertLegacyHttpOptions: http.convertLegacyHttpOptions,
+    createOtlpHttpExportDelegate: http.createOtlpHttpExportDelegate,
+    deserializeJson: transformer.JsonTraceSerializer.deserializeResponse,
+    deserializeProtobuf: transformer.ProtobufTraceSerializer.deserializeResponse,
+    TraceExporterMetricsHelper: transformer.TraceExporterMetricsHelper,
+  });
 }
