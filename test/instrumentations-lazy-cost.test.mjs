@@ -50,3 +50,18 @@ for (const protocol of ['http/protobuf', 'http/json']) {
     for (const pkg of ['api', 'core']) assert.ok(packages.filter((p) => p === `@opentelemetry/${pkg}`).length <= 1, `${pkg} evaluated once`);
   });
 }
+
+test('require-in-the-middle sees only the requires that can reach an instrumented package (its own debug log, DEBUG=require-in-the-middle)', (t) => {
+  const r = spawnSync(process.execPath, ['--require', join(ROOT, 'register.cjs'), '-e', "require('express');require('pg');require('ioredis')"], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), DEBUG: 'require-in-the-middle' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const seen = new Set([...r.stderr.matchAll(/processing non-core module require\('[^']*'\): (.*)$/gm)].map((m) => m[1].split(`${sep}node_modules${sep}`).pop().split(sep)[0]));
+  // express (and router, Express 5's) for the route instrumentation; pg, pg-pool and ioredis for theirs.
+  assert.deepEqual([...seen].sort(), ['express', 'ioredis', 'pg', 'pg-pool', 'router']);
+  // The instrumentations applied: each package's main export is wrapped.
+  const check = spawnSync(process.execPath, ['--require', join(ROOT, 'register.cjs'), '-e', "process.stdout.write(String(require('pg').Client.prototype.query.__wrapped === true && require('ioredis').prototype.sendCommand.__wrapped === true))"], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) } });
+  assert.equal(check.stdout, 'true', check.stderr);
+});

@@ -17,6 +17,7 @@ const EVERY_THREAD = [
   'lazy-instrumentations.Module#load',
   'pools.MessagePort#postMessage',
   'pools.async_hooks.AsyncResource',
+  'require-gate.Module#require',
   'signals.process.emit',
   'signals.process.eventNames',
   'signals.process.listenerCount',

@@ -8,6 +8,7 @@ import { BUILT_IN_INSTRUMENTATIONS } from '../config/instrumentation-defaults.js
 import { packageRoot } from '../package-root.js';
 import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
+import { gateRequireHook } from './require-gate.js';
 import { shareBundledModules } from './shared-modules.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
 
@@ -33,6 +34,7 @@ export function loadInstrumentations(
   requestData?: RequestDataConfig,
   lazy = true,
 ): { instrumentations: Instrumentation[]; errors: ConfigError[] } {
+  gateRequireHook();
   const instrumentations: Instrumentation[] = [];
   const errors: ConfigError[] = [];
   const deferred = new Map<string, readonly string[]>();
