@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { get, readSpans, ROOT, spansDir, start } from './helpers/fixture.mjs';
@@ -77,4 +78,14 @@ test('a cache folder that cannot be made (a file in its place): traced, nothing 
   assert.equal((await app.done).stderr, '');
   assert.equal((await readSpans(spans)).filter((s) => s.kind === 'SERVER').length, 1);
   assert.equal(readFileSync(join(pkg, 'dist', 'compile-cache'), 'utf8'), 'not a folder');
+});
+
+test('scripts given with -e and -p share one cache: their code is not one of the flags that name it', (t) => {
+  const pkg = packageCopy(t);
+  for (const args of [['-e', 'setTimeout(() => {}, 1)'], ['-e', 'setTimeout(() => {}, 2)'], ['-p', '1 + 1']]) {
+    const r = spawnSync(process.execPath, ['--import', join(pkg, 'register.mjs'), ...args], { encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+  }
+  assert.equal(caches(pkg).length, 1, caches(pkg).join(', '));
 });

@@ -80,13 +80,16 @@ function cacheFileOf(bundle: string, source: string): string | undefined {
   return join(dirname(bundle), 'compile-cache', `preload-${id.slice(0, 16)}-${process.version}-${process.arch}-${flags}.v8`);
 }
 
-/** The flags without the preloads they name (`--import x`, `-r x` …), which never change how V8 compiles. */
+/**
+ * The flags without the preloads they name (`--import x`, `-r x` …) and the code of `-e`/`-p`, which never change
+ * how V8 compiles (a script given with `-e` is in `process.execArgv`: each would otherwise get a cache of its own).
+ */
 function v8RelevantFlags(flags: string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < flags.length; i++) {
     const flag = flags[i];
-    if (!flag || /^--(import|require)=/.test(flag)) continue;
-    if (flag === '--import' || flag === '--require' || flag === '-r') i++;
+    if (!flag || /^--(import|require|eval|print)=/.test(flag)) continue;
+    if (['--import', '--require', '-r', '--eval', '-e', '--print', '-p', '-pe'].includes(flag)) i++;
     else kept.push(flag);
   }
   return kept;
