@@ -10,13 +10,14 @@ import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
 
 /**
  * The OTLP trace exporter for `protocol`, loaded only when chosen: for OTLP/HTTP with the direct
- * encoders, from the build's small bundle of otlp-exporter-base's HTTP path (≈ 5 ms); the stock and
- * gRPC exporter packages cost 50–110 ms each to import. Endpoint, headers, compression and timeout come from the standard
- * `OTEL_EXPORTER_OTLP_*` variables, which the exporters read themselves. Wrapped in an
- * {@link ExitSafeSpanExporter}: spans in flight or queued when the app calls `process.exit()` still
- * reach the backend (within `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`). Its sockets (HTTP) and retry timers are
- * unref'd, so a backend that refuses, hangs or answers 429 never keeps the process alive after the
- * app's own work is done; the exit path then waits for it within the same bound.
+ * encoders, from the build's small bundle of otlp-exporter-base's HTTP path (see
+ * {@link otlpHttpParts}); the stock and gRPC exporter packages cost 50–110 ms each to import.
+ * Endpoint, headers, compression and timeout come from the standard `OTEL_EXPORTER_OTLP_*`
+ * variables, which the exporters read themselves. Wrapped in an {@link ExitSafeSpanExporter}: spans
+ * in flight or queued when the app calls `process.exit()` still reach the backend (within
+ * `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`). Its sockets (HTTP) and retry timers are unref'd, so a backend
+ * that refuses, hangs or answers 429 never keeps the process alive after the app's own work is
+ * done; the exit path then waits for it within the same bound.
  * @param protocol - default: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter"
  */

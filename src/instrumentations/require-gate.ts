@@ -42,8 +42,7 @@ export function gateRequireHook(): void {
   };
   wrap(Module.prototype, 'require', { component: 'instrumentations', id: 'require-gate.Module#require', otherwise: 'every require() goes through require-in-the-middle' }, (hooked) =>
     function (this: { filename?: unknown }, id: string) {
-      // arguments, not id alone: require() passes more than one on some paths (e.g. require.resolve's options).
-      // eslint-disable-next-line prefer-rest-params
+      // Every argument passed on, as require-in-the-middle's own wrapper does.
       return Reflect.apply(skips(this, id, registered) ? below : hooked, this, arguments);
     },
   );
