@@ -3,9 +3,9 @@
 // the app's request is traced and nothing reaches stderr. Each test runs a private copy of the package, so its
 // cache folder is its own.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { get, readSpans, ROOT, spansDir, start } from './helpers/fixture.mjs';
