@@ -44,50 +44,65 @@ const stub = (name) => {
   };
 };
 
-// @opentelemetry/resources evaluates every detector at load (its index requires them all), and the
-// service-instance one requires node:crypto at its top for a randomUUID() the preload never calls:
-// ≈ 6 ms of startup. That require is made lazy; the build fails if the file no longer has that line.
-const lazyCrypto = {
-  name: 'lazy-crypto',
+/**
+ * A plugin that edits one file of a package as esbuild loads it: `from` (text that must be there, else the build
+ * fails, so an update of the package cannot silently undo the edit) becomes `to`, and `prefix` goes before it all.
+ */
+const sourceEdit = (name, filter, from, to, prefix = '') => ({
+  name,
   setup(b) {
-    b.onLoad({ filter: /@opentelemetry[\\/]resources[\\/]build[\\/]src[\\/].*ServiceInstanceIdDetector\.js$/ }, (args) => {
+    b.onLoad({ filter }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      const eager = 'const crypto_1 = require("crypto");';
-      if (!text.includes(eager)) throw new Error(`${args.path}: no \`${eager}\` to make lazy; update scripts/bundle.mjs`);
-      return { contents: text.replace(eager, 'const crypto_1 = { get randomUUID() { return require("crypto").randomUUID; } };'), loader: 'js' };
+      if (!text.includes(from)) throw new Error(`${args.path}: no \`${from.trim()}\` to edit (${name}); update scripts/bundle.mjs`);
+      return { contents: prefix + text.replace(from, to), loader: 'js' };
     });
   },
-};
+});
+
+// @opentelemetry/resources evaluates every detector at load (its index requires them all), and the
+// service-instance one requires node:crypto at its top for a randomUUID() the preload never calls:
+// ≈ 6 ms of startup. That require is made lazy.
+const lazyCrypto = sourceEdit(
+  'lazy-crypto',
+  /@opentelemetry[\\/]resources[\\/]build[\\/]src[\\/].*ServiceInstanceIdDetector\.js$/,
+  'const crypto_1 = require("crypto");',
+  'const crypto_1 = { get randomUUID() { return require("crypto").randomUUID; } };',
+);
+
+// @opentelemetry/core's Node.js platform reads the global `performance` as it loads (its deprecated `otperformance`),
+// and that first read loads Node.js's perf_hooks implementation: ≈ 2 ms of every start, for an export the preload
+// never reads. It becomes a getter.
+const lazyPerformance = sourceEdit(
+  'lazy-performance',
+  /@opentelemetry[\\/]core[\\/]build[\\/]src[\\/]platform[\\/]node[\\/]index\.js$/,
+  'exports.otperformance = performance;',
+  'Object.defineProperty(exports, "otperformance", { enumerable: true, get: function () { return performance; } });',
+);
 
 // @opentelemetry/instrumentation reads and parses a package's package.json for every file of an instrumented
 // package that loads (≈ 100 for ioredis and pg): its version, per package folder, is remembered instead. The map
-// holds one entry per folder of an instrumented package. The build fails if the method is no longer there.
-const packageVersionOnce = {
-  name: 'package-version-once',
-  setup(b) {
-    b.onLoad({ filter: /@opentelemetry[\\/]instrumentation[\\/]build[\\/]src[\\/]platform[\\/]node[\\/]instrumentation\.js$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      const method = '    _extractPackageVersion(baseDir) {\n';
-      if (!text.includes(method)) throw new Error(`${args.path}: no \`_extractPackageVersion(baseDir)\` to remember; update scripts/bundle.mjs`);
-      const remembered = [
-        '    _extractPackageVersion(baseDir) {',
-        '        if (packageVersions.has(baseDir)) return packageVersions.get(baseDir);',
-        '        const version = this._readPackageVersion(baseDir);',
-        '        packageVersions.set(baseDir, version);',
-        '        return version;',
-        '    }',
-        '    _readPackageVersion(baseDir) {',
-        '',
-      ].join('\n');
-      return { contents: `const packageVersions = new Map();\n${text.replace(method, remembered)}`, loader: 'js' };
-    });
-  },
-};
+// holds one entry per folder of an instrumented package.
+const packageVersionOnce = sourceEdit(
+  'package-version-once',
+  /@opentelemetry[\\/]instrumentation[\\/]build[\\/]src[\\/]platform[\\/]node[\\/]instrumentation\.js$/,
+  '    _extractPackageVersion(baseDir) {\n',
+  [
+    '    _extractPackageVersion(baseDir) {',
+    '        if (packageVersions.has(baseDir)) return packageVersions.get(baseDir);',
+    '        const version = this._readPackageVersion(baseDir);',
+    '        packageVersions.set(baseDir, version);',
+    '        return version;',
+    '    }',
+    '    _readPackageVersion(baseDir) {',
+    '',
+  ].join('\n'),
+  'const packageVersions = new Map();\n',
+);
 
 // Whitespace and comments removed (names kept): a third less to read and hash at every start. The external
 // source map (never referenced from the bundle, so never loaded by Node.js) lets bench/profile.mjs name the module
 // of a profiled function.
-const preload = await build({ ...options, minifyWhitespace: true, sourcemap: 'external', sourcesContent: false, outfile: join(root, 'dist/preload.bundle.js'), metafile: true, plugins: [semconvPlugin, stub('debug'), stub('import-in-the-middle'), lazyCrypto, packageVersionOnce] });
+const preload = await build({ ...options, minifyWhitespace: true, sourcemap: 'external', sourcesContent: false, outfile: join(root, 'dist/preload.bundle.js'), metafile: true, plugins: [semconvPlugin, stub('debug'), stub('import-in-the-middle'), lazyCrypto, lazyPerformance, packageVersionOnce] });
 
 // The bundle is made ASCII (non-ASCII characters survive only in comments; escaped, they read the same) so that
 // V8 keeps it as a one-byte string and src/preload/load-bundle.ts can read it as latin1, ≈ 4 ms faster than a

@@ -39,14 +39,16 @@ const EXPECTED = {
   ],
   child: [...EVERY_THREAD, 'signals.process.kill', 'ipc-entry.process.emit', 'ipc.emit', 'ipc.send'],
   pool: ['pool-worker.Atomics.wait', 'pool-worker.receiveMessageOnPort'],
+  'main-before-builtins': ['builtin-loaded.diagnostics_channel.channel', 'builtin-loaded.process.getBuiltinModule'],
 };
 
 test('every documented patch site is marked in the main thread, a worker thread, a forked child and a pool worker', async (t) => {
   const result = await run('patch-sites.cjs', { env: { TRACEHOOK_SPANS_DIR: spansDir(t), TRACEPARENT: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });
   assert.equal(result.code, 0, result.stderr);
-  const found = Object.fromEntries([...result.stdout.matchAll(/^sites (\w+) (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2])]));
+  const found = Object.fromEntries([...result.stdout.matchAll(/^sites ([\w-]+) (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2])]));
   for (const [where, ids] of Object.entries(EXPECTED)) {
     assert.ok(found[where], `no report from ${where}: ${result.stdout}`);
     assert.deepEqual(ids.filter((id) => !found[where].includes(id)), [], `unmarked in ${where}`);
   }
+  assert.deepEqual(found['main-after-builtins'], [], 'the watchers are removed once node:worker_threads and node:child_process are loaded');
 });

@@ -1,4 +1,3 @@
-import { isMainThread } from 'node:worker_threads';
 import { closeBooks } from '../diag/loss-report.js';
 import { logDebug } from '../diag/logger.js';
 import { exitSafeExporters } from '../exporters/exit-safe-span-exporter.js';
@@ -7,6 +6,7 @@ import { getPreloadState } from '../state.js';
 import type { ExitSignal } from './signals.js';
 import { EXIT_SIGNALS, addHiddenListener, appSignalListeners, isListening, patchSelfKill, removeHiddenSignalListener } from './signals.js';
 import { unrefExportTimers, withUnrefTimers } from './unref-timers.js';
+import { isMainThread } from '../workers/thread.js';
 
 /** What exit handling needs of a TracerProvider (BasicTracerProvider has it). */
 export interface Flushable {

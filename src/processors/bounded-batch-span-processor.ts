@@ -8,6 +8,7 @@ import { warnOnce } from '../diag/logger.js';
 import { isShutdownBoundError, tracingStats } from '../diag/tracing-stats.js';
 import { getPreloadState } from '../state.js';
 import { isSpanWriteError } from '../exporters/span-write-error.js';
+import { monotonicMs } from '../provider/monotonic-clock.js';
 import { estimateSpanBytes } from '../provider/span-size.js';
 
 /** Options of {@link BoundedBatchSpanProcessor}: the queue configuration plus how the exporter is fed. */
@@ -54,7 +55,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private timer: NodeJS.Timeout | undefined;
   private drainScheduled = false;
   private exporting = 0;
-  private lastSliceEnd = performance.now();
+  private lastSliceEnd = monotonicMs();
   private flushWaiters: (() => void)[] = [];
   private closed = false;
   private readonly spansPerExport: number;
@@ -132,16 +133,16 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private drain(all: boolean): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    const start = performance.now();
+    const start = monotonicMs();
     const gap = start - this.lastSliceEnd;
     const pressure = this.queuedBytes * 2 >= this.options.maxQueueBytes;
     const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(MIN_SLICE_MS, 2 * gap)) : Math.min(MAX_SLICE_MS, Math.max(MIN_SLICE_MS, gap));
     const sync = getPreloadState().synchronousExport === true;
     while (this.queue.length > this.head && (this.exporting === 0 || sync)) {
       this.exportBatch();
-      if (!all && !sync && performance.now() - start >= slice) break;
+      if (!all && !sync && monotonicMs() - start >= slice) break;
     }
-    this.lastSliceEnd = performance.now();
+    this.lastSliceEnd = monotonicMs();
     if (this.queue.length > this.head && this.exporting === 0) this.scheduleDrain();
     if (this.queue.length === this.head && this.exporting === 0) for (const resolve of this.flushWaiters.splice(0)) resolve();
   }

@@ -1,7 +1,7 @@
 import type { Attributes, Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { threadId } from 'node:worker_threads';
 import { getRequestId, REQUEST_ID_ATTRIBUTE } from '../context/request-id.js';
+import { threadId } from '../workers/thread.js';
 
 /** Ours: the cluster worker id (`cluster.worker.id`); the semantic conventions have none. */
 export const CLUSTER_WORKER_ID_ATTRIBUTE = 'tracehook.cluster.worker.id';

@@ -4,6 +4,7 @@ import type { InstrumentationScope } from '@opentelemetry/core';
 import { addHrTimes, hrTime, isAttributeValue, isTimeInput, isTimeInputHrTime, millisToHrTime, sanitizeAttributes } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, Span, SpanLimits, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-base';
+import { monotonicMs } from './monotonic-clock.js';
 
 /** What every span of one tracer shares; made once per tracer, so a span holds one reference. */
 export interface LeanTracerState {
@@ -56,8 +57,8 @@ export class LeanSpan implements Span, ReadableSpan {
   private _droppedAttributesCount = 0;
   private _droppedEventsCount = 0;
   private _droppedLinksCount = 0;
-  /** `performance.now()` at start, ms: the end time is the start time plus the monotonic duration. */
-  private readonly _perfStart: number;
+  /** {@link monotonicMs} at start: the end time is the start time plus the monotonic duration. */
+  private readonly _monotonicStart: number;
   /** `Date.now()` at start, ms: converts `performance.now()`-based time inputs to epoch time. */
   private readonly _epochAtStart: number;
   private readonly _startTimeProvided: boolean;
@@ -83,7 +84,7 @@ export class LeanSpan implements Span, ReadableSpan {
     const now = Date.now();
     this._state = state;
     this._spanContext = spanContext;
-    this._perfStart = performance.now();
+    this._monotonicStart = monotonicMs();
     this._epochAtStart = now;
     this._startTimeProvided = startTime != null;
     this.name = name;
@@ -209,7 +210,7 @@ export class LeanSpan implements Span, ReadableSpan {
     let end: HrTime;
     if (endTime === undefined && !this._startTimeProvided) {
       // The usual case, without the SDK's intermediate arrays: start + monotonic duration.
-      const ms = performance.now() - this._perfStart;
+      const ms = monotonicMs() - this._monotonicStart;
       let seconds = this.startTime[0] + Math.trunc(ms / 1000);
       let nanos = this.startTime[1] + Math.round((ms % 1000) * 1e6);
       if (nanos >= 1e9) {
@@ -353,15 +354,17 @@ export class LeanSpan implements Span, ReadableSpan {
   /** A time input as the SDK's span converts it (performance timestamp, epoch ms, Date, HrTime). */
   private _getTime(input: TimeInput | undefined): HrTime {
     if (typeof input === 'number') {
-      if (input <= performance.now()) {
+      const perfNow = performance.now();
+      if (input <= perfNow) {
         // A performance.now() timestamp: moved to epoch time with this span's offset.
-        return hrTime(input + (this._epochAtStart - (this._perfStart + performance.timeOrigin)));
+        const perfStart = perfNow - (monotonicMs() - this._monotonicStart);
+        return hrTime(input + (this._epochAtStart - (perfStart + performance.timeOrigin)));
       }
       return millisToHrTime(input);
     }
     if (input instanceof Date) return millisToHrTime(input.getTime());
     if (isTimeInputHrTime(input)) return input as HrTime;
     if (this._startTimeProvided) return millisToHrTime(Date.now());
-    return addHrTimes(this.startTime, millisToHrTime(performance.now() - this._perfStart));
+    return addHrTimes(this.startTime, millisToHrTime(monotonicMs() - this._monotonicStart));
   }
 }

@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
-import { threadId } from 'node:worker_threads';
 import type { Resource } from '@opentelemetry/resources';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import type { TracehookConfig } from '../config/environment.js';
+import { threadId } from '../workers/thread.js';
 
 /**
  * The resource of every span of this thread: the SDK's defaults, `OTEL_RESOURCE_ATTRIBUTES`,

@@ -1,13 +1,14 @@
-import { isMainThread } from 'node:worker_threads';
 import type { TracehookConfig } from '../config/environment.js';
 import { logWarn } from '../diag/logger.js';
+import { whenBuiltinLoaded } from '../patch/builtin-loaded.js';
 import { installChildProcessChild, installChildProcessParent } from './child-process.js';
-import { installPoolMain } from './pool-main.js';
+import { installPoolMain, installPoolPorts } from './pool-main.js';
 import { installPoolWorker, onPoolStartup } from './pool-worker.js';
 import { setCompactCarrier, setMessagingSpans } from './messaging-spans.js';
 import type { Carrier } from './protocol.js';
 import { carrierFromEnv } from '../propagation/env-carrier.js';
 import { enterStartupContext } from './startup-context.js';
+import { isMainThread } from './thread.js';
 import { flushWorkersSync, installWorkerThreadsMain } from './worker-threads-main.js';
 import { flushShortlyAfterEnd, installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
 
@@ -40,13 +41,20 @@ export function installWorkerPropagation(config: TracehookConfig): void {
     startupCarrier = data?.carrier;
   }
 
-  // This thread as the starting end.
-  guarded('worker_threads', () => installWorkerThreadsMain(config));
-  guarded('child_process', installChildProcessParent);
+  // This thread as the starting end; node:worker_threads and node:child_process as they load (an app that never
+  // starts a worker or a child does not pay their ≈ 8 ms at startup).
+  whenBuiltinLoaded('worker_threads', () => {
+    guarded('worker_threads', () => installWorkerThreadsMain(config));
+    guarded('pools', installPoolPorts);
+    syncExports();
+  });
+  whenBuiltinLoaded('child_process', () => {
+    guarded('child_process', installChildProcessParent);
+    syncExports();
+  });
   guarded('pools', installPoolMain);
   guarded('exit', () => process.on('exit', flushWorkersSync));
-  // ES modules import built-ins' named exports once: refresh them with the patched functions.
-  guarded('exports', () => (require('node:module') as typeof import('node:module')).syncBuiltinESMExports());
+  syncExports();
 
   guarded('startup context', () => enterStartupContext(startupCarrier));
 }
@@ -54,6 +62,11 @@ export function installWorkerPropagation(config: TracehookConfig): void {
 /** The default hook writing span files: a synchronous flush costs only the writes. */
 function cheapFlush(config: TracehookConfig): boolean {
   return config.startupHook === undefined && config.exporterImportPath === undefined && config.tracesExporter === 'file';
+}
+
+/** ES modules import built-ins' named exports once: refreshed with the patched functions. */
+function syncExports(): void {
+  guarded('exports', () => (require('node:module') as typeof import('node:module')).syncBuiltinESMExports());
 }
 
 function guarded<T>(part: string, install: () => T): T | undefined {

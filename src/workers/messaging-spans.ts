@@ -1,11 +1,11 @@
 import * as api from '@opentelemetry/api';
 import type { Attributes, Context, Span, SpanContext, Tracer, TracerProvider } from '@opentelemetry/api';
-import { threadId } from 'node:worker_threads';
 import { endSpan, markSpanError } from '../context/span-error.js';
 import { getApiTracer } from '../context/tracer.js';
 import { contextFromCarrier, injectToCarrier } from '../propagation/carrier-record.js';
 import type { MessageCarrier } from './protocol.js';
 import { nextMessageId, parseTraceparent, toTraceparent } from './protocol.js';
+import { threadId } from './thread.js';
 
 // The API's bindings, read once: in the bundle each module export is a getter, and this is the
 // per-message path.

@@ -35,7 +35,7 @@ interface TaskInfoLike {
 /** The carrier armed by `releaseTask()` for the post of one task. */
 let armed: { taskId: unknown; value: PoolTaskCarrier } | undefined;
 
-/** Installs the caller side of pools in this thread. Idempotent. */
+/** Installs the caller side of pools in this thread, but for {@link installPoolPorts}. Idempotent. */
 export function installPoolMain(): void {
   const asyncHooks = require('node:async_hooks') as typeof import('node:async_hooks');
   if (isPatched(asyncHooks.AsyncResource, ASYNC_RESOURCE_SITE.id)) return;
@@ -52,7 +52,10 @@ export function installPoolMain(): void {
       return this === AsyncResource ? value instanceof Original : Function.prototype[Symbol.hasInstance].call(this, value);
     }
   });
+}
 
+/** Installs the carrier on pools' task messages; needs node:worker_threads, so called once it is loaded. Idempotent. */
+export function installPoolPorts(): void {
   const { MessagePort } = require('node:worker_threads') as typeof import('node:worker_threads');
   const postSite = { component: 'workers', id: 'pools.MessagePort#postMessage', otherwise: "pool tasks reach their worker without the caller's trace" };
   wrap(MessagePort.prototype, 'postMessage', postSite, (post) => function postMessage(this: unknown, message: unknown, transfer?: unknown) {

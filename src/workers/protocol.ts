@@ -1,5 +1,5 @@
-import { threadId } from 'node:worker_threads';
 import { fillRandom } from '../provider/random-bytes.js';
+import { threadId } from './thread.js';
 
 /**
  * The hidden formats that carry a trace context across threads and processes, and how each side
