@@ -66,3 +66,22 @@ test('require-in-the-middle sees only the requires that can reach an instrumente
   const check = spawnSync(process.execPath, ['--require', join(ROOT, 'register.cjs'), '-e', "process.stdout.write(String(require('pg').Client.prototype.query.__wrapped === true && require('ioredis').prototype.sendCommand.__wrapped === true))"], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) } });
   assert.equal(check.stdout, 'true', check.stderr);
 });
+
+test("require-in-the-middle resolves a watched package's main file once per package folder, not once per file that loads", (t) => {
+  // Counts Module._resolveFilename calls with `paths` (require.resolve(name, { paths })), which is how the hook asks.
+  const count = `
+    const Module = require('node:module');
+    const resolve = Module._resolveFilename;
+    const asked = [];
+    Module._resolveFilename = function (request, parent, isMain, options) {
+      if (options?.paths) asked.push(request + ' ' + options.paths.join());
+      return resolve.apply(this, arguments);
+    };
+    process.on('exit', () => process.stdout.write(JSON.stringify(asked)));
+  `;
+  const r = spawnSync(process.execPath, ['--require', join(ROOT, 'register.cjs'), '-e', `${count};require('pg');require('ioredis')`], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) } });
+  assert.equal(r.status, 0, r.stderr);
+  const asked = JSON.parse(r.stdout);
+  assert.ok(asked.length > 0, 'the hook looked up main files');
+  assert.deepEqual(asked, [...new Set(asked)], 'each package folder once');
+});
