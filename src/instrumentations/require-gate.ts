@@ -50,20 +50,20 @@ export function gateRequireHook(): void {
 
 /** Whether the require of `id` from `parent` can reach no registered package. */
 function skips(parent: { filename?: unknown }, id: unknown, registered: ReadonlySet<string>): boolean {
-  if (typeof id !== 'string' || id.length === 0 || isBuiltin(id)) return false;
-  if (id.startsWith('#')) return false;
-  let pkg: string | undefined;
-  if (isRelative(id) || isAbsolute(id)) {
-    const from = parent?.filename;
-    if (typeof from !== 'string' || !isAbsolute(from)) return false;
-    const path = resolve(dirname(from), id);
-    const at = path.lastIndexOf(NODE_MODULES);
-    // The app's own files: the hook never matches a path without node_modules.
-    if (at === -1) return !path.endsWith(`${sep}node_modules`);
-    pkg = packageName(path.slice(at + NODE_MODULES.length).split(sep).join('/'));
-  } else {
-    pkg = packageName(id);
+  if (typeof id !== 'string' || id.length === 0 || id.startsWith('#')) return false;
+  if (!isRelative(id) && !isAbsolute(id)) {
+    if (isBuiltin(id)) return false;
+    const pkg = packageName(id);
+    return pkg !== undefined && !registered.has(pkg);
   }
+  const from = parent?.filename;
+  if (typeof from !== 'string' || !isAbsolute(from)) return false;
+  // `./x` stays in the requiring file's folder, so in its package: no path to build (most requires inside packages).
+  const path = id.startsWith(`.${sep}`) && !id.includes('..') && !id.includes('node_modules') ? from : resolve(dirname(from), id);
+  const at = path.lastIndexOf(NODE_MODULES);
+  // The app's own files: the hook never matches a path without node_modules.
+  if (at === -1) return !path.endsWith(`${sep}node_modules`);
+  const pkg = packageName(path.slice(at + NODE_MODULES.length).split(sep).join('/'));
   return pkg !== undefined && !registered.has(pkg);
 }
 
