@@ -25,6 +25,12 @@ export interface PreloadState {
    * main-context loader, which prints an ExperimentalWarning into the app's stderr.
    */
   importModule?: (specifier: string) => Promise<unknown>;
+  /**
+   * Called once, in a later turn, after the first sampled span of this thread ended (taken and cleared by the
+   * first to call it): src/preload/load-bundle.ts then writes a V8 code cache that holds the functions a request
+   * compiles too. Unset when there is nothing to do.
+   */
+  afterFirstSpan?: () => void;
 }
 
 const STATE_KEY = Symbol.for('tracehook.state');

@@ -20,6 +20,10 @@ function packageCopy(t) {
   return dir;
 }
 
+/** The last byte of a cache file: taken after startup, or after the first span ended too. */
+const START = 0;
+const SERVED = 1;
+
 const caches = (pkg) => readdirSync(join(pkg, 'dist', 'compile-cache')).filter((f) => f.endsWith('.v8'));
 
 /** One traced GET / of the HTTP fixture under `pkg`'s preload; returns the app's stderr and its SERVER spans. */
@@ -41,6 +45,7 @@ test('the first start writes one code cache, the next starts from it unchanged; 
   const [cache] = caches(pkg);
   assert.ok(cache, 'a cache was written');
   const written = statSync(join(pkg, 'dist', 'compile-cache', cache)).mtimeMs;
+  assert.equal(readFileSync(join(pkg, 'dist', 'compile-cache', cache)).at(-1), SERVED, 'taken after the first span ended');
 
   // An ES-module startup hook too: its import() must not go through vm's experimental loader (a warning on stderr).
   const second = await tracedRequest(t, pkg, { TRACEHOOK_STARTUP_HOOK: './test/fixtures/hooks/count-hook.mjs:tracing.setup', FIXTURE_HOOK_LOG: join(pkg, 'hook.log') });
@@ -49,6 +54,26 @@ test('the first start writes one code cache, the next starts from it unchanged; 
   assert.equal(readFileSync(join(pkg, 'hook.log'), 'utf8').trim().split('\n').length, 1, 'the hook ran once');
   assert.deepEqual(caches(pkg), [cache]);
   assert.equal(statSync(join(pkg, 'dist', 'compile-cache', cache)).mtimeMs, written, 'an accepted cache is not written again');
+});
+
+test('a start that ends no span writes its cache; the first start that ends one writes it again, with the request path, once', (t) => {
+  const pkg = packageCopy(t);
+  const env = { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) };
+  const node = (code) => {
+    const r = spawnSync(process.execPath, ['--import', join(pkg, 'register.mjs'), '-e', code], { cwd: ROOT, encoding: 'utf8', env });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const [cache] = caches(pkg);
+    const file = join(pkg, 'dist', 'compile-cache', cache);
+    return { cache, stage: readFileSync(file).at(-1), mtime: statSync(file).mtimeMs };
+  };
+  const endSpan = "require('@opentelemetry/api').trace.getTracer('t').startSpan('s').end()";
+  const started = node('0');
+  assert.equal(started.stage, START);
+  const served = node(endSpan);
+  assert.deepEqual([served.cache, served.stage], [started.cache, SERVED]);
+  const again = node(endSpan);
+  assert.deepEqual([again.cache, again.stage, again.mtime], [served.cache, SERVED, served.mtime], 'not written again');
 });
 
 test('a cache V8 rejects is replaced, and the app is traced with nothing on stderr', async (t) => {

@@ -9,6 +9,12 @@ export type PreloadBundle = typeof import('./start.js');
 
 /** V8 code caches kept in the cache folder, newest first; older ones are deleted when one is written. */
 const MAX_CACHES = 8;
+/**
+ * The last byte of a cache file, after V8's data: when it was taken. `START`: once startup was done; `SERVED`: once
+ * a span had also ended, so it holds what a request compiles too (≈ 2 ms of a server's first request).
+ */
+const START = 0;
+const SERVED = 1;
 /** The last line scripts/bundle.mjs appends to the bundle: `//# tracehook-bundle-id=<hex>`. */
 const BUNDLE_ID = /\/\/# tracehook-bundle-id=([0-9a-f]{16,64})\s*$/;
 
@@ -26,8 +32,9 @@ interface ModuleInternals {
  * other flags), at most {@link MAX_CACHES} files (≈ 0.5 MiB each). It lives beside the bundle because only
  * a folder that may change the bundle may change its compiled form: a cache in a shared temporary folder
  * would let another user put code into this process. A missing or rejected cache is written once startup
- * is done (after `setImmediate`, atomically: a temporary file renamed); a folder that cannot be written
- * (a read-only install) leaves the preload uncached, never failing.
+ * is done (after `setImmediate`, atomically: a temporary file renamed), and once more, if it was not already,
+ * in the turn after the first span ended (so it also holds the functions of the request path); a folder that
+ * cannot be written (a read-only install) leaves the preload uncached, never failing.
  * Without `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` (Node.js < 20.12; the bundle's `import()` needs it),
  * or when anything here fails, the bundle is `require`d as before.
  * @throws only what evaluating the bundle throws (as `require` would)
@@ -35,21 +42,22 @@ interface ModuleInternals {
 export function loadPreloadBundle(bundle: string): PreloadBundle {
   const useMainLoader = (vm.constants as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: unknown } | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   const internals = Module as unknown as ModuleInternals;
-  let compiled: { run: vm.Script; cacheFile: string; cached: Buffer | undefined } | undefined;
+  let compiled: { run: vm.Script; cacheFile: string; cached: Buffer | undefined; served: boolean } | undefined;
   try {
     if (useMainLoader === undefined || internals._cache[bundle]) throw new Error('plain require');
     const source = readFileSync(bundle, 'latin1');
     const cacheFile = cacheFileOf(bundle, source);
     // No id: not a bundle scripts/bundle.mjs finished (it also makes the text ASCII, so latin1 reads it exactly).
     if (!cacheFile) throw new Error('plain require');
-    let cached: Buffer | undefined;
+    let file: Buffer | undefined;
     try {
-      cached = readFileSync(cacheFile);
+      file = readFileSync(cacheFile);
     } catch {
       // No cache yet.
     }
+    const cached = file !== undefined && file.length > 1 ? file.subarray(0, file.length - 1) : undefined;
     const run = new vm.Script(Module.wrap(source), { filename: bundle, cachedData: cached, importModuleDynamically: useMainLoader as never });
-    compiled = { run, cacheFile, cached };
+    compiled = { run, cacheFile, cached, served: file?.[file.length - 1] === SERVED };
   } catch {
     return require(bundle) as PreloadBundle;
   }
@@ -67,8 +75,10 @@ export function loadPreloadBundle(bundle: string): PreloadBundle {
     throw err;
   }
   mod.loaded = true;
-  const { run, cacheFile, cached } = compiled;
-  if ((cached === undefined || run.cachedDataRejected === true)) setImmediate(writeCache, run, cacheFile);
+  const { run, cacheFile, cached, served } = compiled;
+  const usable = cached !== undefined && run.cachedDataRejected !== true;
+  if (!usable) setImmediate(writeCache, run, cacheFile, START);
+  if (!usable || !served) getPreloadState().afterFirstSpan = () => writeCache(run, cacheFile, SERVED);
   return mod.exports as PreloadBundle;
 }
 
@@ -102,7 +112,7 @@ function fnv1a(text: string): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-function writeCache(run: vm.Script, cacheFile: string): void {
+function writeCache(run: vm.Script, cacheFile: string, stage: typeof START | typeof SERVED): void {
   const dir = dirname(cacheFile);
   const temp = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
   try {
@@ -117,6 +127,7 @@ function writeCache(run: vm.Script, cacheFile: string): void {
     }
     try {
       writeSync(fd, data);
+      writeSync(fd, new Uint8Array([stage]));
     } finally {
       closeSync(fd);
     }

@@ -58,6 +58,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private lastSliceEnd = monotonicMs();
   private flushWaiters: (() => void)[] = [];
   private closed = false;
+  private spanEnded = false;
   private readonly spansPerExport: number;
 
   /**
@@ -77,6 +78,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     if ((span.spanContext().traceFlags & 1) === 0) return;
+    if (!this.spanEnded) this.firstSpanEnded();
     const stats = tracingStats();
     stats.ended++;
     if (this.closed) {
@@ -115,6 +117,14 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     await this.forceFlush();
     this.closed = true;
     await this.exporter.shutdown().catch(() => undefined);
+  }
+
+  private firstSpanEnded(): void {
+    this.spanEnded = true;
+    const state = getPreloadState();
+    const after = state.afterFirstSpan;
+    state.afterFirstSpan = undefined;
+    if (after !== undefined) setImmediate(after);
   }
 
   private scheduleDrain(): void {
