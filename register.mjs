@@ -20,7 +20,8 @@ if (!on(process.env.TRACEHOOK_DISABLED) && !on(process.env.OTEL_SDK_DISABLED)) {
 }
 
 async function startPreload() {
-  const { createRequire, register } = await import('node:module');
+  // getBuiltinModule (Node.js ≥ 20.16) spares a dynamic import() through the ES module loader.
+  const { createRequire, register } = process.getBuiltinModule?.('node:module') ?? (await import('node:module'));
   const require = createRequire(import.meta.url);
   // One file: the checks below are in the bundle too (a separate entry loaded its ≈ 10 config files twice),
   // compiled from its V8 code cache when there is one.
