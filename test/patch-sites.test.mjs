@@ -39,7 +39,7 @@ const EXPECTED = {
   ],
   child: [...EVERY_THREAD, 'signals.process.kill', 'ipc-entry.process.emit', 'ipc.emit', 'ipc.send'],
   pool: ['pool-worker.Atomics.wait', 'pool-worker.receiveMessageOnPort'],
-  'main-before-builtins': ['builtin-loaded.diagnostics_channel.channel', 'builtin-loaded.process.getBuiltinModule'],
+  'main-before-builtins': ['builtin-loaded.Module#require', 'builtin-loaded.diagnostics_channel.channel', 'builtin-loaded.process.getBuiltinModule'],
 };
 
 test('every documented patch site is marked in the main thread, a worker thread, a forked child and a pool worker', async (t) => {
