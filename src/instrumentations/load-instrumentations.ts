@@ -8,7 +8,7 @@ import { BUILT_IN_INSTRUMENTATIONS } from '../config/instrumentation-defaults.js
 import { packageRoot } from '../package-root.js';
 import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
-import { gateRequireHook } from './require-gate.js';
+import { declareModuleFiles, gateRequireHook } from './require-gate.js';
 import { shareBundledModules } from './shared-modules.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
 
@@ -53,7 +53,7 @@ export function loadInstrumentations(
         const { RouteInstrumentation } = require('./routes/route-instrumentation.js') as typeof import('./routes/route-instrumentation.js');
         instrumentations.push(new RouteInstrumentation());
       }
-      instrumentations.push(new (instrumentationClass(name))(instrumentationConfig(name, httpServer, requestData)));
+      instrumentations.push(create(name));
     } catch (err) {
       const e = new ConfigError(
         'OTEL_NODE_ENABLED_INSTRUMENTATIONS',
@@ -65,8 +65,15 @@ export function loadInstrumentations(
       errors.push(e);
     }
   }
-  if (deferred.size > 0) instrumentations.push(new LazyInstrumentations(deferred, (name) => new (instrumentationClass(name))(instrumentationConfig(name, httpServer, requestData))));
+  if (deferred.size > 0) instrumentations.push(new LazyInstrumentations(deferred, create));
   return { instrumentations, errors };
+
+  /** Creates (and so enables) the instrumentation of `name`, and tells the require gate which files it patches. */
+  function create(name: string): Instrumentation {
+    const instrumentation = new (instrumentationClass(name))(instrumentationConfig(name, httpServer, requestData));
+    declareModuleFiles(instrumentation);
+    return instrumentation;
+  }
 }
 
 function instrumentationClass(name: string): InstrumentationClass {

@@ -19,9 +19,12 @@ type RequireFn = (this: { filename?: unknown }, id: string) => unknown;
  * - a bare id (`express`, `@redis/client/dist/x`) reaches the package its name begins with;
  * - a relative or absolute id reaches the package after the last `node_modules` of the path it
  *   names, or none (the app's own files, which the hook never matches either);
- * - built-ins, `#imports` and anything else unusual always go through the hook.
+ * - built-ins, `#imports` and anything else unusual always go through the hook;
+ * - in a package whose instrumentations patch only its main export ({@link declareModuleFiles}), its own files'
+ *   relative requires of each other skip the hook too.
  * Packages registered later (an instrumentation loaded as the app first loads its package, or one a
- * startup hook enables) open the gate from then on; nothing registered is ever skipped.
+ * startup hook enables) open the gate from then on; a registered package's files skip the hook only as the last
+ * point says.
  *
  * Does nothing when the hook already exists (an instrumentation of this copy was created before):
  * the gate must sit directly on top of the hook it skips. Never throws.
@@ -34,10 +37,15 @@ export function gateRequireHook(): void {
   const below = Module.prototype.require;
   const instance = singleton.getInstance();
   if (Module.prototype.require === below) return;
-  const registered = new Set<string>();
   const register = instance.register;
   instance.register = function (this: unknown, moduleName: string, onRequire: unknown) {
-    if (typeof moduleName === 'string') registered.add(packageName(moduleName) ?? moduleName);
+    if (typeof moduleName === 'string') {
+      const pkg = packageName(moduleName) ?? moduleName;
+      const entry = registrationOf(pkg);
+      entry.registrations++;
+      // A file inside the package named directly.
+      if (moduleName !== pkg) entry.internalFiles = true;
+    }
     return register.call(this, moduleName, onRequire);
   };
   wrap(Module.prototype, 'require', { component: 'instrumentations', id: 'require-gate.Module#require', otherwise: 'every require() goes through require-in-the-middle' }, (hooked) =>
@@ -48,8 +56,53 @@ export function gateRequireHook(): void {
   );
 }
 
-/** Whether the require of `id` from `parent` can reach no registered package. */
-function skips(parent: { filename?: unknown }, id: unknown, registered: ReadonlySet<string>): boolean {
+/** What the gate knows of one registered package. */
+interface Registration {
+  /** Registrations of the package or of files in it, by any instrumentation. */
+  registrations: number;
+  /** Of those, the ones an instrumentation declared as patching only the package's main export. */
+  mainOnly: number;
+  /** Some instrumentation patches a file inside the package (or may: its definitions were not declared). */
+  internalFiles: boolean;
+}
+
+const registered = new Map<string, Registration>();
+
+function registrationOf(pkg: string): Registration {
+  let entry = registered.get(pkg);
+  if (entry === undefined) registered.set(pkg, (entry = { registrations: 0, mainOnly: 0, internalFiles: false }));
+  return entry;
+}
+
+/**
+ * Tells the gate which files `instrumentation` patches (its module definitions, read after it was created and
+ * enabled): a package whose every registration is declared here with no files of its own (ioredis, amqplib …)
+ * has only its main export patched, so the package's relative requires of its own files (≈ 70 for ioredis, each
+ * resolved once more by require-in-the-middle: ≈ 7 ms) skip the hook. Registrations not declared (a startup
+ * hook's own instrumentations) keep every file of their packages going through. Never throws.
+ */
+export function declareModuleFiles(instrumentation: unknown): void {
+  try {
+    const definitions = (instrumentation as { getModuleDefinitions?: () => Array<{ name?: unknown; files?: unknown[] }> }).getModuleDefinitions?.() ?? [];
+    for (const { name, files } of definitions) {
+      if (typeof name !== 'string') continue;
+      const pkg = packageName(name) ?? name;
+      const entry = registrationOf(pkg);
+      if (name === pkg && (files?.length ?? 0) === 0) entry.mainOnly++;
+      else entry.internalFiles = true;
+    }
+  } catch {
+    // Not an InstrumentationBase: its packages keep every file going through the hook.
+  }
+}
+
+/**
+ * Whether the require of `id` from `parent` can reach no file an instrumentation patches: no registered package, or
+ * (for a relative id) another file of a package patched only at its main export. An absolute id always reaches the
+ * hook when its package is registered: tracehook itself requires an instrumented package's file that way to have it
+ * patched once its instrumentation has loaded.
+ */
+function skips(parent: { filename?: unknown }, id: unknown, registered: ReadonlyMap<string, Registration>): boolean {
   if (typeof id !== 'string' || id.length === 0 || id.startsWith('#')) return false;
   if (!isRelative(id) && !isAbsolute(id)) {
     if (isBuiltin(id)) return false;
@@ -63,8 +116,19 @@ function skips(parent: { filename?: unknown }, id: unknown, registered: Readonly
   const at = path.lastIndexOf(NODE_MODULES);
   // The app's own files: the hook never matches a path without node_modules.
   if (at === -1) return !path.endsWith(`${sep}node_modules`);
-  const pkg = packageName(path.slice(at + NODE_MODULES.length).split(sep).join('/'));
-  return pkg !== undefined && !registered.has(pkg);
+  const pkg = packageOfPath(path, at);
+  if (pkg === undefined) return false;
+  const entry = registered.get(pkg);
+  if (entry === undefined) return true;
+  // In a package patched only at its main export, one of its own files requiring another: the app reaches the main
+  // export by the package's name, and tracehook by an absolute path once the instrumentation has loaded.
+  if (!isRelative(id) || entry.internalFiles || entry.mainOnly !== entry.registrations) return false;
+  return path === from || packageOfPath(from, from.lastIndexOf(NODE_MODULES)) === pkg;
+}
+
+/** The package of `path`, whose last `node_modules` folder is at `at` (-1: none). */
+function packageOfPath(path: string, at: number): string | undefined {
+  return at === -1 ? undefined : packageName(path.slice(at + NODE_MODULES.length).split(sep).join('/'));
 }
 
 /** As Node.js tells a relative specifier: `.`, `..`, or beginning with `./` or `../` (`.\\`, `..\\` on Windows). */
