@@ -9,11 +9,14 @@
 // OTEL_NODE_ENABLED_INSTRUMENTATIONS.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { semconvSubset } from './semconv-subset.mjs';
+import { sharedModulesPlugin } from './shared-modules-plugin.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+const { SHARED_MODULES_KEY } = createRequire(import.meta.url)(join(root, 'dist/instrumentations/shared-modules.js'));
 
 const options = {
   entryPoints: [join(root, 'dist/preload/start.js')],
@@ -182,7 +185,8 @@ const otlpHttp = await build({
   },
   ...withoutEntry,
   outfile: join(root, 'dist/otlp-http.bundle.js'),
-  external: ['@opentelemetry/api', '@opentelemetry/core'],
+  external: [],
+  plugins: [sharedModulesPlugin(['@opentelemetry/api', '@opentelemetry/core'], SHARED_MODULES_KEY)],
   minifyWhitespace: true,
   charset: 'ascii',
   metafile: true,

@@ -28,15 +28,15 @@ for (const preload of [['--require', join(ROOT, 'register.cjs')], ['--import', '
   });
 }
 
-test('a lazily loaded instrumentation (pg) is one bundled file, sharing the bundle’s @opentelemetry/instrumentation, api and core', (t) => {
+test('a lazily loaded instrumentation (pg) is one bundled file, using the bundle’s @opentelemetry/instrumentation, api and core without resolving them', (t) => {
   const files = loadedFiles(t, ['--require', join(ROOT, 'register.cjs')], "require('pg')");
   assert.ok(files.includes('dist/instrumentations/bundled/pg.js'), 'instrumentation-pg was loaded, from its bundle');
   for (const pkg of ['instrumentation-pg', 'sql-common', 'semantic-conventions']) {
     assert.deepEqual(files.filter((f) => f.startsWith(`node_modules/@opentelemetry/${pkg}/`)), [], `${pkg} is in the bundle`);
   }
+  // The bundle's copies are handed over by name (globalThis), not by resolving the packages' files into require.cache.
   for (const pkg of ['instrumentation', 'api', 'core']) {
-    const copy = files.filter((f) => f.startsWith(`node_modules/@opentelemetry/${pkg}/`));
-    assert.ok(copy.length <= 1, `${pkg}: ${copy.join(', ')}`);
+    assert.deepEqual(files.filter((f) => f.startsWith(`node_modules/@opentelemetry/${pkg}/`)), [], pkg);
   }
 });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { encodeOtlpJson } from '../encoding/otlp-json.js';
 import { encodeOtlpProtobuf } from '../encoding/otlp-protobuf.js';
-import { shareBundledModules } from '../instrumentations/shared-modules.js';
+import { publishSharedModules, shareBundledModules } from '../instrumentations/shared-modules.js';
 import { packageRoot } from '../package-root.js';
 
 /** The exporter options tracehook passes (otlp-exporter-base's legacy HTTP configuration). */
@@ -59,7 +59,7 @@ let parts: OtlpHttpParts | undefined;
 export function otlpHttpParts(exporterPackage: string): OtlpHttpParts {
   if (parts) return parts;
   try {
-    shareBundledModules();
+    publishSharedModules();
     const b = require(join(packageRoot(), 'dist', 'otlp-http.bundle.js')) as Omit<OtlpHttpParts, 'deserializeJson' | 'deserializeProtobuf'> & {
       JsonTraceSerializer: { deserializeResponse: OtlpHttpParts['deserializeJson'] };
       deserializeExportTraceServiceResponse: OtlpHttpParts['deserializeProtobuf'];
@@ -68,6 +68,7 @@ export function otlpHttpParts(exporterPackage: string): OtlpHttpParts {
   } catch {
     // Not built: the packages, below.
   }
+  shareBundledModules();
   const fromExporter = createRequire(require.resolve(exporterPackage));
   const http = fromExporter('@opentelemetry/otlp-exporter-base/node-http') as Pick<OtlpHttpParts, 'convertLegacyHttpOptions' | 'createOtlpHttpExportDelegate'>;
   const transformer = fromExporter('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');

@@ -9,7 +9,7 @@ import { packageRoot } from '../package-root.js';
 import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
 import { declareModuleFiles, gateRequireHook } from './require-gate.js';
-import { shareBundledModules } from './shared-modules.js';
+import { publishSharedModules, shareBundledModules } from './shared-modules.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
 
 type InstrumentationClass = new (config?: Record<string, unknown>) => Instrumentation;
@@ -81,8 +81,10 @@ function instrumentationClass(name: string): InstrumentationClass {
   if (name === 'undici') return require('@opentelemetry/instrumentation-undici').UndiciInstrumentation;
   if (!/^[a-z0-9.-]+$/.test(name)) throw new Error('not an instrumentation name');
   const pkg = `@opentelemetry/instrumentation-${name}`;
-  shareBundledModules();
-  const exports = require(instrumentationFile(name, pkg)) as Record<string, unknown>;
+  const file = instrumentationFile(name, pkg);
+  if (file === bundledFile(name)) publishSharedModules();
+  else shareBundledModules();
+  const exports = require(file) as Record<string, unknown>;
   const cls = Object.entries(exports).find(([key, value]) => key.endsWith('Instrumentation') && typeof value === 'function');
   if (!cls) throw new Error(`@opentelemetry/instrumentation-${name} exports no *Instrumentation class`);
   return cls[1] as InstrumentationClass;
@@ -102,8 +104,13 @@ function instrumentationFile(name: string, pkg: string): string {
     // Not installed with tracehook: only the app's copy can be used.
   }
   if (app !== undefined && app !== ours) return app;
-  const bundled = join(packageRoot(), 'dist', 'instrumentations', 'bundled', `${name}.js`);
+  const bundled = bundledFile(name);
   return existsSync(bundled) ? bundled : (app ?? pkg);
+}
+
+/** dist/instrumentations/bundled/<name>.js (scripts/bundle-instrumentations.mjs). */
+function bundledFile(name: string): string {
+  return join(packageRoot(), 'dist', 'instrumentations', 'bundled', `${name}.js`);
 }
 
 /** Per-instrumentation options; with the fast server side, the stock one keeps only the client side. */
