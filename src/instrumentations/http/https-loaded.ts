@@ -1,4 +1,5 @@
 import { logDebug } from '../../diag/logger.js';
+import { isBuiltinLoaded } from '../../patch/builtin-loaded.js';
 import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
 
@@ -14,8 +15,7 @@ let watching = false;
 
 /** Whether node:https is loaded in this thread (true when Node.js does not say: the caller then acts at once). */
 export function isHttpsLoaded(): boolean {
-  const list = (process as { moduleLoadList?: string[] }).moduleLoadList;
-  return !Array.isArray(list) || list.includes('NativeModule https');
+  return isBuiltinLoaded('https');
 }
 
 /**
