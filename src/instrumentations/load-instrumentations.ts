@@ -51,7 +51,9 @@ export function loadInstrumentations(
       }
       if (name === 'http') {
         const { RouteInstrumentation } = require('./routes/route-instrumentation.js') as typeof import('./routes/route-instrumentation.js');
-        instrumentations.push(new RouteInstrumentation());
+        const routes = new RouteInstrumentation();
+        declareModuleFiles(routes);
+        instrumentations.push(routes);
       }
       instrumentations.push(create(name));
     } catch (err) {

@@ -20,8 +20,8 @@ type RequireFn = (this: { filename?: unknown }, id: string) => unknown;
  * - a relative or absolute id reaches the package after the last `node_modules` of the path it
  *   names, or none (the app's own files, which the hook never matches either);
  * - built-ins, `#imports` and anything else unusual always go through the hook;
- * - in a package whose instrumentations patch only its main export ({@link declareModuleFiles}), its own files'
- *   relative requires of each other skip the hook too.
+ * - in a package whose instrumentations all declared what they patch ({@link declareModuleFiles}), its own files'
+ *   relative requires of each other skip the hook too, unless they may name one of the files patched.
  * Packages registered later (an instrumentation loaded as the app first loads its package, or one a
  * startup hook enables) open the gate from then on; a registered package's files skip the hook only as the last
  * point says.
@@ -60,9 +60,11 @@ export function gateRequireHook(): void {
 interface Registration {
   /** Registrations of the package or of files in it, by any instrumentation. */
   registrations: number;
-  /** Of those, the ones an instrumentation declared as patching only the package's main export. */
-  mainOnly: number;
-  /** Some instrumentation patches a file inside the package (or may: its definitions were not declared). */
+  /** Of those, the ones an instrumentation declared ({@link declareModuleFiles}): the package's main export, and `files`. */
+  declared: number;
+  /** The files inside the package the declared instrumentations patch, relative to its folder, `/`-separated (`lib/client.js`). */
+  files: string[];
+  /** A registration names a file inside the package itself, or declared one that cannot be placed: every file goes through. */
   internalFiles: boolean;
 }
 
@@ -70,15 +72,16 @@ const registered = new Map<string, Registration>();
 
 function registrationOf(pkg: string): Registration {
   let entry = registered.get(pkg);
-  if (entry === undefined) registered.set(pkg, (entry = { registrations: 0, mainOnly: 0, internalFiles: false }));
+  if (entry === undefined) registered.set(pkg, (entry = { registrations: 0, declared: 0, files: [], internalFiles: false }));
   return entry;
 }
 
 /**
  * Tells the gate which files `instrumentation` patches (its module definitions, read after it was created and
- * enabled): a package whose every registration is declared here with no files of its own (ioredis, amqplib …)
- * has only its main export patched, so the package's relative requires of its own files (≈ 100 for ioredis, each
- * resolved once more by require-in-the-middle: ≈ 7 ms) skip the hook. Registrations not declared (a startup
+ * enabled). In a package whose every registration is declared here, the relative requires of its own files skip the
+ * hook, except those that may name a patched file: all of them (≈ 100 for ioredis, each resolved once more by
+ * require-in-the-middle: ≈ 7 ms) when only the main export is patched (ioredis, amqplib …), all but `./client`
+ * (and `.`, `..`) in pg, whose instrumentation also patches `pg/lib/client.js`. Registrations not declared (a startup
  * hook's own instrumentations) keep every file of their packages going through. Never throws.
  */
 export function declareModuleFiles(instrumentation: unknown): void {
@@ -88,8 +91,17 @@ export function declareModuleFiles(instrumentation: unknown): void {
       if (typeof name !== 'string') continue;
       const pkg = packageName(name) ?? name;
       const entry = registrationOf(pkg);
-      if (name === pkg && (files?.length ?? 0) === 0) entry.mainOnly++;
-      else entry.internalFiles = true;
+      if (name !== pkg) {
+        entry.internalFiles = true;
+        continue;
+      }
+      entry.declared++;
+      for (const file of files ?? []) {
+        const fileName = (file as { name?: unknown } | undefined)?.name;
+        const inPackage = typeof fileName === 'string' ? fileName.split(sep).join('/') : '';
+        if (inPackage.startsWith(`${pkg}/`)) entry.files.push(inPackage.slice(pkg.length + 1));
+        else entry.internalFiles = true;
+      }
     }
   } catch {
     // Not an InstrumentationBase: its packages keep every file going through the hook.
@@ -98,9 +110,9 @@ export function declareModuleFiles(instrumentation: unknown): void {
 
 /**
  * Whether the require of `id` from `parent` can reach no file an instrumentation patches: no registered package, or
- * (for a relative id) another file of a package patched only at its main export. An absolute id always reaches the
- * hook when its package is registered: tracehook itself requires an instrumented package's file that way to have it
- * patched once its instrumentation has loaded.
+ * (for a relative id) another file of the same package that no declared instrumentation patches. An absolute id
+ * always reaches the hook when its package is registered: tracehook itself requires an instrumented package's file
+ * that way to have it patched once its instrumentation has loaded.
  */
 function skips(parent: { filename?: unknown }, id: unknown, registered: ReadonlyMap<string, Registration>): boolean {
   if (typeof id !== 'string' || id.length === 0 || id.startsWith('#')) return false;
@@ -120,10 +132,23 @@ function skips(parent: { filename?: unknown }, id: unknown, registered: Readonly
   if (pkg === undefined) return false;
   const entry = registered.get(pkg);
   if (entry === undefined) return true;
-  // In a package patched only at its main export, one of its own files requiring another: the app reaches the main
-  // export by the package's name, and tracehook by an absolute path once the instrumentation has loaded.
-  if (!isRelative(id) || entry.internalFiles || entry.mainOnly !== entry.registrations) return false;
-  return path === from || packageOfPath(from, from.lastIndexOf(NODE_MODULES)) === pkg;
+  // One of a package's own files requiring another: the app reaches the main export by the package's name, and
+  // tracehook by an absolute path once the instrumentation has loaded; only the patched files must go through.
+  if (!isRelative(id) || entry.internalFiles || entry.declared !== entry.registrations) return false;
+  if (path !== from && packageOfPath(from, from.lastIndexOf(NODE_MODULES)) !== pkg) return false;
+  if (entry.files.length === 0) return true;
+  const target = path === from ? resolve(dirname(from), id) : path;
+  const inPackage = target.slice(target.lastIndexOf(NODE_MODULES) + NODE_MODULES.length + pkg.length + 1).split(sep).join('/');
+  return !mayName(inPackage, entry.files);
+}
+
+/**
+ * Whether a require of `request` (a path relative to the package folder, without the extension or `/index.js` Node.js
+ * may add) can load one of `files`: `lib/client` can be `lib/client.js`, `lib/native` `lib/native/client.js`, and
+ * the package folder itself (`''`) anything.
+ */
+function mayName(request: string, files: readonly string[]): boolean {
+  return request === '' || files.some((f) => f === request || f.startsWith(`${request}.`) || f.startsWith(`${request}/`));
 }
 
 /** The package of `path`, whose last `node_modules` folder is at `at` (-1: none). */
