@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { mkdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { stampBundleId } from './bundle-id.mjs';
 import { semconvSubset } from './semconv-subset.mjs';
 import { sharedModulesPlugin } from './shared-modules-plugin.mjs';
 
@@ -64,6 +65,8 @@ for (const name of Object.keys(INSTRUMENTATION_TARGETS).filter((n) => !['http', 
   const options = { entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', conditions: [], mainFields: ['main'], logLevel: 'warning', legalComments: 'none', plugins: [keepExternal] };
   const { plugin } = await semconvSubset(options, dirname(entry));
   await build({ ...options, plugins: [plugin, sharedModules, keepExternal], minifyWhitespace: true, charset: 'ascii', outfile: join(out, `${name}.js`) });
+  // An id, so that src/preload/load-bundle.ts compiles it with a V8 code cache of its own.
+  stampBundleId(join(out, `${name}.js`));
   bundled++;
 }
 console.log(`dist/instrumentations/bundled: ${bundled} instrumentations${skipped.length ? `; not bundled: ${skipped.join(', ')}` : ''}`);

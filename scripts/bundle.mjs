@@ -7,11 +7,11 @@
 // must be the one register.mjs created), the OTLP exporters and otlp-transformer (their parts that the
 // direct OTLP/HTTP exporter uses are bundled apart, below), and instrumentations named by
 // OTEL_NODE_ENABLED_INSTRUMENTATIONS.
-import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { stampBundleId } from './bundle-id.mjs';
 import { semconvSubset } from './semconv-subset.mjs';
 import { sharedModulesPlugin } from './shared-modules-plugin.mjs';
 
@@ -127,15 +127,8 @@ const mainResolvedOnce = sourceEdit(
 // of a profiled function.
 const preload = await build({ ...options, minifyWhitespace: true, sourcemap: 'external', sourcesContent: false, outfile: join(root, 'dist/preload.bundle.js'), metafile: true, plugins: [semconvPlugin, stub('debug'), stub('import-in-the-middle'), lazyCrypto, lazyPerformance, packageVersionOnce, mainResolvedOnce] });
 
-// The bundle is made ASCII (non-ASCII characters survive only in comments; escaped, they read the same) so that
-// V8 keeps it as a one-byte string and src/preload/load-bundle.ts can read it as latin1, ≈ 4 ms faster than a
-// UTF-8 decode; and it ends with an id of its content, which names its V8 code caches.
-{
-  const file = join(root, 'dist/preload.bundle.js');
-  const text = readFileSync(file, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const id = createHash('sha256').update(text).digest('hex').slice(0, 32);
-  writeFileSync(file, `${text}//# tracehook-bundle-id=${id}\n`);
-}
+// Made ASCII and given an id of its content, which names its V8 code caches.
+stampBundleId(join(root, 'dist/preload.bundle.js'));
 
 // The OTLP/JSON trace serializer alone, from otlp-transformer's ESM build, for the span-file exporter:
 // ≈ 20 KiB that load in ≈ 3 ms, where the whole package (protobuf, metrics, logs) takes ≈ 100 ms.

@@ -31,6 +31,11 @@ export interface PreloadState {
    * compiles too. Unset when there is nothing to do.
    */
   afterFirstSpan?: () => void;
+  /**
+   * `require()` of one of the build's bundles that loads after startup (a lazily loaded instrumentation's),
+   * compiled with its V8 code cache; set by src/preload/load-bundle.ts when it compiled the preload so.
+   */
+  loadCompiled?: (file: string) => unknown;
 }
 
 const STATE_KEY = Symbol.for('tracehook.state');

@@ -114,3 +114,23 @@ test('scripts given with -e and -p share one cache: their code is not one of the
   }
   assert.equal(caches(pkg).length, 1, caches(pkg).join(', '));
 });
+
+test("a lazily loaded instrumentation's bundle has a cache of its own: written once, used by the next start, replaced when rejected", (t) => {
+  const pkg = packageCopy(t);
+  const folder = join(pkg, 'dist', 'instrumentations', 'bundled', 'compile-cache');
+  const loadPg = () => {
+    const code = "process.stdout.write(String(require('pg').Client.prototype.query.__wrapped === true))";
+    const r = spawnSync(process.execPath, ['--import', join(pkg, 'register.mjs'), '-e', code], { cwd: pkg, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, 'true', 'instrumentation-pg applied');
+    const files = readdirSync(folder);
+    assert.deepEqual(files.map((f) => f.split('-')[0]), ['pg'], files.join(', '));
+    return { file: join(folder, files[0]), mtime: statSync(join(folder, files[0])).mtimeMs };
+  };
+  const first = loadPg();
+  assert.deepEqual(loadPg(), first, 'an accepted cache is not written again');
+  writeFileSync(first.file, Buffer.alloc(4096, 7));
+  loadPg();
+  assert.notDeepEqual(readFileSync(first.file).subarray(0, 4096), Buffer.alloc(4096, 7), 'the rejected cache was replaced');
+});

@@ -7,6 +7,7 @@ import type { RequestDataConfig } from '../config/request-data.js';
 import { BUILT_IN_INSTRUMENTATIONS } from '../config/instrumentation-defaults.js';
 import { packageRoot } from '../package-root.js';
 import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
+import { getPreloadState } from '../state.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
 import { declareModuleFiles, gateRequireHook } from './require-gate.js';
 import { publishSharedModules, shareBundledModules } from './shared-modules.js';
@@ -84,9 +85,12 @@ function instrumentationClass(name: string): InstrumentationClass {
   if (!/^[a-z0-9.-]+$/.test(name)) throw new Error('not an instrumentation name');
   const pkg = `@opentelemetry/instrumentation-${name}`;
   const file = instrumentationFile(name, pkg);
-  if (file === bundledFile(name)) publishSharedModules();
+  const bundled = file === bundledFile(name);
+  if (bundled) publishSharedModules();
   else shareBundledModules();
-  const exports = require(file) as Record<string, unknown>;
+  // Our bundle, compiled from its V8 code cache when the preload itself was.
+  const loadCompiled = bundled ? getPreloadState().loadCompiled : undefined;
+  const exports = (loadCompiled ? loadCompiled(file) : require(file)) as Record<string, unknown>;
   const cls = Object.entries(exports).find(([key, value]) => key.endsWith('Instrumentation') && typeof value === 'function');
   if (!cls) throw new Error(`@opentelemetry/instrumentation-${name} exports no *Instrumentation class`);
   return cls[1] as InstrumentationClass;

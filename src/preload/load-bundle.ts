@@ -1,6 +1,6 @@
 import { closeSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import Module from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
 import { getPreloadState } from '../state.js';
 
@@ -23,13 +23,25 @@ interface ModuleInternals {
   _nodeModulePaths(from: string): string[];
 }
 
+/** A file compiled through `vm.Script` with the code cache found for it, and where that cache lives. */
+interface Compiled {
+  /** What its caches are named by: `preload`, or the bundled instrumentation's name (`pg`). */
+  name: string;
+  run: vm.Script;
+  cacheFile: string;
+  /** The cache V8 was given (without its last byte), if any. */
+  cached: Buffer | undefined;
+  /** That cache was taken after the first span ended. */
+  served: boolean;
+}
+
 /**
  * Loads dist/preload.bundle.js (`bundle`, an absolute path) as `require()` would, compiled with a V8
  * code cache when one is there: the functions the preload runs at startup come compiled instead of
  * parsed and compiled again in every process and worker thread (≈ 10-15 ms of startup). The cache is
  * the one `vm.Script#createCachedData()` produced after an earlier start, in `<bundle folder>/compile-cache/`,
  * one file per bundle build, Node.js version, architecture and Node.js flags (V8 rejects a cache made under
- * other flags), at most {@link MAX_CACHES} files (≈ 0.5 MiB each). It lives beside the bundle because only
+ * other flags), at most {@link MAX_CACHES} files per bundle (≈ 0.5 MiB each). It lives beside the bundle because only
  * a folder that may change the bundle may change its compiled form: a cache in a shared temporary folder
  * would let another user put code into this process. A missing or rejected cache is written once startup
  * is done (after `setImmediate`, atomically: a temporary file renamed), and once more, if it was not already,
@@ -37,57 +49,88 @@ interface ModuleInternals {
  * cannot be written (a read-only install) leaves the preload uncached, never failing.
  * Without `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` (Node.js < 20.12; the bundle's `import()` needs it),
  * or when anything here fails, the bundle is `require`d as before.
+ * Also sets `loadCompiled` in the preload state, for the lazily loaded instrumentations' bundles.
  * @throws only what evaluating the bundle throws (as `require` would)
  */
 export function loadPreloadBundle(bundle: string): PreloadBundle {
-  const useMainLoader = (vm.constants as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: unknown } | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  const internals = Module as unknown as ModuleInternals;
-  let compiled: { run: vm.Script; cacheFile: string; cached: Buffer | undefined; served: boolean } | undefined;
+  const compiled = compile(bundle, 'preload');
+  if (!compiled) return require(bundle) as PreloadBundle;
+  const state = getPreloadState();
+  // The bundle's own import() would go through vm's main-context loader and print an ExperimentalWarning.
+  state.importModule = (specifier) => import(specifier);
+  state.loadCompiled = loadCompiledFile;
+  const exports = runAsModule(bundle, compiled.run) as PreloadBundle;
+  const usable = compiled.cached !== undefined && compiled.run.cachedDataRejected !== true;
+  if (!usable) setImmediate(writeCache, compiled, START);
+  if (!usable || !compiled.served) state.afterFirstSpan = () => writeCache(compiled, SERVED);
+  return exports;
+}
+
+/**
+ * `require(file)` for one of the build's own bundles that loads after startup (an instrumentation of
+ * dist/instrumentations/bundled/, as the app first loads its package), compiled with a V8 code cache as
+ * {@link loadPreloadBundle} does: ≈ 1.5 ms less for pg's. Its cache, in `<file folder>/compile-cache/<name>-…`,
+ * is written once, in the turn after it loaded, when it was missing or rejected. A file without a build id, or one
+ * that makes an `import()` (which vm-compiled code would run through an experimental loader), is required as usual.
+ * @param file - absolute path
+ * @returns its `module.exports`
+ * @throws what evaluating the file throws (as `require` would)
+ */
+function loadCompiledFile(file: string): unknown {
+  const compiled = compile(file, basename(file, '.js'));
+  if (!compiled) return require(file);
+  const exports = runAsModule(file, compiled.run);
+  if (compiled.cached === undefined || compiled.run.cachedDataRejected === true) setImmediate(writeCache, compiled, START);
+  return exports;
+}
+
+/** `file` compiled with its cache; undefined when it must be `require`d (see {@link loadPreloadBundle}). */
+function compile(file: string, name: string): Compiled | undefined {
   try {
-    if (useMainLoader === undefined || internals._cache[bundle]) throw new Error('plain require');
-    const source = readFileSync(bundle, 'latin1');
-    const cacheFile = cacheFileOf(bundle, source);
-    // No id: not a bundle scripts/bundle.mjs finished (it also makes the text ASCII, so latin1 reads it exactly).
-    if (!cacheFile) throw new Error('plain require');
-    let file: Buffer | undefined;
+    const useMainLoader = (vm.constants as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: unknown } | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+    if (useMainLoader === undefined || (Module as unknown as ModuleInternals)._cache[file]) return undefined;
+    const source = readFileSync(file, 'latin1');
+    const cacheFile = cacheFileOf(file, name, source);
+    // No id: not a bundle the build finished (it also makes the text ASCII, so latin1 reads it exactly).
+    if (!cacheFile || (name !== 'preload' && source.includes('import('))) return undefined;
+    let data: Buffer | undefined;
     try {
-      file = readFileSync(cacheFile);
+      data = readFileSync(cacheFile);
     } catch {
       // No cache yet.
     }
-    const cached = file !== undefined && file.length > 1 ? file.subarray(0, file.length - 1) : undefined;
-    const run = new vm.Script(Module.wrap(source), { filename: bundle, cachedData: cached, importModuleDynamically: useMainLoader as never });
-    compiled = { run, cacheFile, cached, served: file?.[file.length - 1] === SERVED };
+    const cached = data !== undefined && data.length > 1 ? data.subarray(0, data.length - 1) : undefined;
+    const run = new vm.Script(Module.wrap(source), { filename: file, cachedData: cached, importModuleDynamically: useMainLoader as never });
+    return { name, run, cacheFile, cached, served: data?.[data.length - 1] === SERVED };
   } catch {
-    return require(bundle) as PreloadBundle;
+    return undefined;
   }
-  // The bundle's own import() would go through vm's main-context loader and print an ExperimentalWarning.
-  getPreloadState().importModule = (specifier) => import(specifier);
-  const mod = new Module(bundle, module);
-  mod.filename = bundle;
-  mod.paths = internals._nodeModulePaths(dirname(bundle));
-  internals._cache[bundle] = mod;
+}
+
+/** Runs a compiled CommonJS wrapper as `require()` would run `file`: in `require.cache` while it runs, and after. */
+function runAsModule(file: string, run: vm.Script): unknown {
+  const internals = Module as unknown as ModuleInternals;
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = internals._nodeModulePaths(dirname(file));
+  internals._cache[file] = mod;
   try {
-    const wrapper = compiled.run.runInThisContext() as (...args: unknown[]) => void;
-    wrapper.call(mod.exports, mod.exports, Module.createRequire(bundle), mod, bundle, dirname(bundle));
+    const wrapper = run.runInThisContext() as (...args: unknown[]) => void;
+    wrapper.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, dirname(file));
   } catch (err) {
-    delete internals._cache[bundle];
+    delete internals._cache[file];
     throw err;
   }
   mod.loaded = true;
-  const { run, cacheFile, cached, served } = compiled;
-  const usable = cached !== undefined && run.cachedDataRejected !== true;
-  if (!usable) setImmediate(writeCache, run, cacheFile, START);
-  if (!usable || !served) getPreloadState().afterFirstSpan = () => writeCache(run, cacheFile, SERVED);
-  return mod.exports as PreloadBundle;
+  return mod.exports;
 }
 
-/** `<folder>/compile-cache/preload-<bundle id>-<node version>-<arch>-<flags hash>.v8`; undefined for a bundle without an id. */
-function cacheFileOf(bundle: string, source: string): string | undefined {
+/** `<folder>/compile-cache/<name>-<bundle id>-<node version>-<arch>-<flags hash>.v8`; undefined for a file without an id. */
+function cacheFileOf(file: string, name: string, source: string): string | undefined {
   const id = BUNDLE_ID.exec(source.slice(-100))?.[1];
   if (!id) return undefined;
   const flags = fnv1a(v8RelevantFlags([...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]).join('\0'));
-  return join(dirname(bundle), 'compile-cache', `preload-${id.slice(0, 16)}-${process.version}-${process.arch}-${flags}.v8`);
+  return join(dirname(file), 'compile-cache', `${name}-${id.slice(0, 16)}-${process.version}-${process.arch}-${flags}.v8`);
 }
 
 /**
@@ -112,7 +155,7 @@ function fnv1a(text: string): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-function writeCache(run: vm.Script, cacheFile: string, stage: typeof START | typeof SERVED): void {
+function writeCache({ name, run, cacheFile }: Compiled, stage: typeof START | typeof SERVED): void {
   const dir = dirname(cacheFile);
   const temp = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
   try {
@@ -132,7 +175,7 @@ function writeCache(run: vm.Script, cacheFile: string, stage: typeof START | typ
       closeSync(fd);
     }
     renameSync(temp, cacheFile);
-    pruneCaches(dir);
+    pruneCaches(dir, name);
   } catch {
     // A read-only install, a full disk, a race with another process: this start stays uncached.
     try {
@@ -143,11 +186,11 @@ function writeCache(run: vm.Script, cacheFile: string, stage: typeof START | typ
   }
 }
 
-/** Keeps the {@link MAX_CACHES} newest caches (and leaves others' temporary files alone). */
-function pruneCaches(dir: string): void {
+/** Keeps the {@link MAX_CACHES} newest caches of `name` (and leaves others' temporary files alone). */
+function pruneCaches(dir: string, name: string): void {
   const caches = readdirSync(dir)
-    .filter((name) => name.endsWith('.v8'))
-    .map((name) => ({ path: join(dir, name), mtime: statSync(join(dir, name)).mtimeMs }))
+    .filter((file) => file.endsWith('.v8') && file.startsWith(`${name}-`) && /^[0-9a-f]{16}-v/.test(file.slice(name.length + 1)))
+    .map((file) => ({ path: join(dir, file), mtime: statSync(join(dir, file)).mtimeMs }))
     .sort((a, b) => b.mtime - a.mtime);
   for (const old of caches.slice(MAX_CACHES)) unlinkSync(old.path);
 }
