@@ -92,7 +92,7 @@ function compile(file: string, name: string): Compiled | undefined {
     const source = readFileSync(file, 'latin1');
     const cacheFile = cacheFileOf(file, name, source);
     // No id: not a bundle the build finished (it also makes the text ASCII, so latin1 reads it exactly).
-    if (!cacheFile || (name !== 'preload' && source.includes('import('))) return undefined;
+    if (!cacheFile || (name !== 'preload' && /\bimport\s*\(/.test(source))) return undefined;
     let data: Buffer | undefined;
     try {
       data = readFileSync(cacheFile);
