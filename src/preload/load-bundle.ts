@@ -53,7 +53,7 @@ interface Compiled {
  * @throws only what evaluating the bundle throws (as `require` would)
  */
 export function loadPreloadBundle(bundle: string): PreloadBundle {
-  const compiled = compile(bundle, 'preload');
+  const compiled = compile(bundle, 'preload', true);
   if (!compiled) return require(bundle) as PreloadBundle;
   const state = getPreloadState();
   // The bundle's own import() would go through vm's main-context loader and print an ExperimentalWarning.
@@ -77,22 +77,26 @@ export function loadPreloadBundle(bundle: string): PreloadBundle {
  * @throws what evaluating the file throws (as `require` would)
  */
 function loadCompiledFile(file: string): unknown {
-  const compiled = compile(file, basename(file, '.js'));
+  const compiled = compile(file, basename(file, '.js'), false);
   if (!compiled) return require(file);
   const exports = runAsModule(file, compiled.run);
   if (compiled.cached === undefined || compiled.run.cachedDataRejected === true) setImmediate(writeCache, compiled, START);
   return exports;
 }
 
-/** `file` compiled with its cache; undefined when it must be `require`d (see {@link loadPreloadBundle}). */
-function compile(file: string, name: string): Compiled | undefined {
+/**
+ * `file` compiled with its cache; undefined when it must be `require`d (see {@link loadPreloadBundle}).
+ * @param importsViaState - the file's `import()` calls go through `importModule` of the preload state (the preload
+ *   bundle's do); otherwise a file that makes one is `require`d
+ */
+function compile(file: string, name: string, importsViaState: boolean): Compiled | undefined {
   try {
     const useMainLoader = (vm.constants as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: unknown } | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
     if (useMainLoader === undefined || (Module as unknown as ModuleInternals)._cache[file]) return undefined;
     const source = readFileSync(file, 'latin1');
     const cacheFile = cacheFileOf(file, name, source);
     // No id: not a bundle the build finished (it also makes the text ASCII, so latin1 reads it exactly).
-    if (!cacheFile || (name !== 'preload' && /\bimport\s*\(/.test(source))) return undefined;
+    if (!cacheFile || (!importsViaState && /\bimport\s*\(/.test(source))) return undefined;
     let data: Buffer | undefined;
     try {
       data = readFileSync(cacheFile);
