@@ -3,7 +3,7 @@
 // With --nodes 20,22,24 (majors or paths; a full run defaults to 22,24, `--nodes none` for none) the run is repeated
 // on each other Node.js: throughput, workers and startup only, untraced and tracehook's variants, fewer rounds, rows
 // labelled with the version (lib/nodes.mjs says where they are found; a version not found is a "skipped" row).
-// Usage: node bench/run.mjs [--quick] [--only startup,throughput,workers,exit,memory,profile] [--rounds n]
+// Usage: node bench/run.mjs [--quick] [--only startup,throughput,workers,exit,memory,profile] [--rounds n] [--db-rounds n]
 //        [--duration s] [--memory-duration s] [--variants a,b] [--pin on|off|both] [--nodes 20,22,24] [--write]
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -140,6 +140,7 @@ await killAllOnExit(async () => {
       const opts = {
         quick: flags.quick,
         rounds: flags.rounds ?? (r.label ? OTHER_NODE_ROUNDS[name] : undefined),
+        dbRounds: flags.dbRounds ?? undefined,
         duration: (name === 'memory' ? flags.memoryDuration ?? flags.duration : flags.duration) ?? undefined,
         variants: flags.variants ?? r.variants,
         pin: flags.pin ?? undefined,

@@ -56,7 +56,7 @@ export function table(rows) {
 
 /** Flags shared by run.mjs and every scenario file. */
 export function parseFlags(argv = process.argv.slice(2)) {
-  const flags = { quick: false, only: null, rounds: null, duration: null, memoryDuration: null, write: false, variants: null, pin: null, nodes: null };
+  const flags = { quick: false, only: null, rounds: null, dbRounds: null, duration: null, memoryDuration: null, write: false, variants: null, pin: null, nodes: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -68,13 +68,14 @@ export function parseFlags(argv = process.argv.slice(2)) {
     else if (a === '--write') flags.write = true;
     else if (a === '--only') flags.only = next().split(',');
     else if (a === '--rounds') flags.rounds = positive(a, next());
+    else if (a === '--db-rounds') flags.dbRounds = positive(a, next());
     else if (a === '--duration') flags.duration = positive(a, next());
     else if (a === '--memory-duration') flags.memoryDuration = positive(a, next());
     else if (a === '--variants') flags.variants = next().split(',');
     else if (a === '--pin') flags.pin = oneOf(a, next(), ['on', 'off', 'both']);
     else if (a === '--nodes' || a === '--node') flags.nodes = next().split(',');
     else if (a === '--help' || a === '-h') flags.help = true;
-    else throw new TypeError(`unknown flag ${a}; accepted: --quick, --only <scenario,...>, --rounds <n>, --duration <s>, --memory-duration <s>, --variants <name,...>, --pin <on|off|both>, --nodes <20,22,24 or paths>, --write`);
+    else throw new TypeError(`unknown flag ${a}; accepted: --quick, --only <scenario,...>, --rounds <n>, --db-rounds <n>, --duration <s>, --memory-duration <s>, --variants <name,...>, --pin <on|off|both>, --nodes <20,22,24 or paths>, --write`);
   }
   return flags;
 }
