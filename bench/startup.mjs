@@ -11,7 +11,7 @@ import { startSink } from './lib/otlp-sink.mjs';
 import { fileURLToPath } from 'node:url';
 import { command, helloApp, partition, pick, workspace, VARIANTS } from './lib/variants.mjs';
 import { httpGet } from './lib/http.mjs';
-import { median, medianDiff, order } from './lib/stats.mjs';
+import { median, medianDiff, medianDiffInterval, order } from './lib/stats.mjs';
 import { row, goal, mainIfRun, log } from './lib/report.mjs';
 
 const NAMES = ['untraced', 'tracehook-files', 'tracehook-disabled', 'import-floor', 'tracehook-otlp', 'otel', 'dd-trace'];
@@ -77,6 +77,19 @@ function floorNote(results, name) {
   return `; an empty --import costs ${medianDiff(results, 'import-floor').toFixed(1)} ms of it, tracehook's own ${own >= 0 ? '+' : '−'}${Math.abs(own).toFixed(1)} ms`;
 }
 
+/**
+ * For a row with a goal: the 95% bootstrap interval of its "vs untraced" difference, and whether the goal's verdict
+ * holds across it (a verdict the interval straddles is not decided by this run's rounds).
+ */
+function intervalNote(results, name, g) {
+  if (!g) return '';
+  const [low, high] = medianDiffInterval(results, name);
+  if (!Number.isFinite(low)) return '';
+  const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
+  const decided = g[1](low) === g[1](high) ? 'decided' : 'not decided by these rounds';
+  return `; 95% interval ${signed(low)} to ${signed(high)} ms, ${decided}`;
+}
+
 /** Interleaved rounds of `app` over the variants in `ok`; one row per name. */
 async function measure(app, names, ok, na, { nRounds, deadline, sinks, ws }) {
   const results = [];
@@ -103,7 +116,7 @@ async function measure(app, names, ok, na, { nRounds, deadline, sinks, ws }) {
       row('startup', measureName, name, value, 'ms', {
         vs: diff === null ? null : { kind: 'diff', value: diff },
         goal: g && goal(g[0], diff, g[1]),
-        note: `${results.length} rounds${floorNote(results, name)}`,
+        note: `${results.length} rounds${intervalNote(results, name, g)}${floorNote(results, name)}`,
       }),
     );
   }

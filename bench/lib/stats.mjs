@@ -17,6 +17,39 @@ export function medianDiff(rounds, variant, baseline = 'untraced') {
   return median(rounds.map((r) => r[variant] - r[baseline]));
 }
 
+/**
+ * Percentile bootstrap interval of the median of per-round differences (`variant` − `baseline`): how far the
+ * "vs untraced" figure could move with other draws of the same noise. 2000 resamples from a fixed seed, so a
+ * run's figures repeat exactly when re-read. @returns [low, high] in the values' unit; NaNs without rounds
+ * @see Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 13, the percentile interval
+ */
+export function medianDiffInterval(rounds, variant, baseline = 'untraced', level = 0.95) {
+  const diffs = rounds.map((r) => r[variant] - r[baseline]).filter((x) => Number.isFinite(x));
+  if (diffs.length === 0) return [NaN, NaN];
+  const random = seeded(0x5eed);
+  const medians = [];
+  const sample = new Array(diffs.length);
+  for (let b = 0; b < 2000; b++) {
+    for (let i = 0; i < diffs.length; i++) sample[i] = diffs[Math.floor(random() * diffs.length)];
+    medians.push(median(sample));
+  }
+  medians.sort((a, b) => a - b);
+  const tail = (1 - level) / 2;
+  return [medians[Math.floor(tail * (medians.length - 1))], medians[Math.ceil((1 - tail) * (medians.length - 1))]];
+}
+
+/** mulberry32: a small seeded generator of uniform numbers in [0, 1). */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export function values(rounds, variant) {
   return rounds.map((r) => r[variant]);
 }

@@ -1,0 +1,43 @@
+// Unit tests of bench/lib/stats.mjs's bootstrap interval, which the startup rows' notes give with their goal verdicts:
+// it must bracket the median difference, say nothing without rounds, repeat exactly, and cover the true median about
+// as often as its level says.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { medianDiff, medianDiffInterval } from '../../bench/lib/stats.mjs';
+
+/** Deterministic normal draws (Box-Muller over a linear congruential generator). */
+function normals(seed) {
+  let s = seed >>> 0;
+  const uniform = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) + 0.5) / 4294967296;
+  return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+test('the interval of identical differences is that difference, and brackets the median difference of noisy rounds', () => {
+  const same = Array.from({ length: 10 }, (_, i) => ({ untraced: 100 + i, traced: 142 + i }));
+  assert.deepEqual(medianDiffInterval(same, 'traced'), [42, 42]);
+  const draw = normals(7);
+  const rounds = Array.from({ length: 40 }, () => ({ untraced: 350 + 50 * draw(), traced: 395 + 50 * draw() }));
+  const [low, high] = medianDiffInterval(rounds, 'traced');
+  const mid = medianDiff(rounds, 'traced');
+  assert.ok(low < mid && mid < high, `${low} < ${mid} < ${high}`);
+  assert.deepEqual(medianDiffInterval(rounds, 'traced'), [low, high], 'the same rounds give the same interval');
+  assert.ok(medianDiffInterval(rounds, 'traced', 'untraced', 0.5)[1] - medianDiffInterval(rounds, 'traced', 'untraced', 0.5)[0] < high - low, 'a lower level is narrower');
+});
+
+test('no rounds (or only failed ones) give no interval', () => {
+  assert.deepEqual(medianDiffInterval([], 'traced'), [NaN, NaN]);
+  assert.deepEqual(medianDiffInterval([{ untraced: 1, traced: NaN }], 'traced'), [NaN, NaN]);
+});
+
+test('the 95% interval covers the true median difference in about 95% of simulated runs', () => {
+  const draw = normals(11);
+  let covered = 0;
+  const runs = 200;
+  for (let k = 0; k < runs; k++) {
+    const rounds = Array.from({ length: 40 }, () => ({ untraced: 350 + 50 * draw(), traced: 395 + 50 * draw() }));
+    const [low, high] = medianDiffInterval(rounds, 'traced');
+    if (low <= 45 && 45 <= high) covered++;
+  }
+  // ≈ 95% ± 1.5% (binomial, 200 runs; the draws are seeded, so the count is fixed): a 90% interval gives 182 of 200.
+  assert.ok(covered >= 0.92 * runs && covered <= 0.99 * runs, `covered ${covered} of ${runs}`);
+});
