@@ -1,11 +1,9 @@
-import { sep } from 'node:path';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { logDebug, logWarn } from '../diag/logger.js';
 import { wrap } from '../patch/wrap.js';
-
-const NODE_MODULES = `${sep}node_modules${sep}`;
+import { packageOfFile } from './require-gate.js';
 
 interface CjsModule {
   exports: unknown;
@@ -61,7 +59,7 @@ export class LazyInstrumentations implements Instrumentation {
     const self = this;
     const site = { component: 'instrumentations', id: 'lazy-instrumentations.Module#load', otherwise: 'instrumentations of packages loaded later are never loaded' };
     wrap(Module.prototype, 'load', site, (load) => function (this: CjsModule, filename: string) {
-      const pkg = self.byPackage.size > 0 && typeof filename === 'string' ? packageOf(filename) : undefined;
+      const pkg = self.byPackage.size > 0 && typeof filename === 'string' ? packageOfFile(filename) : undefined;
       if (pkg === undefined || !self.byPackage.has(pkg) || !self.activate(pkg)) return load.apply(this, arguments as unknown as [string]);
       const result = load.apply(this, arguments as unknown as [string]);
       // The instrumentation came with its own copy of @opentelemetry/instrumentation, whose
@@ -132,16 +130,4 @@ export class LazyInstrumentations implements Instrumentation {
   getConfig(): InstrumentationConfig {
     return this.config;
   }
-}
-
-/** `…/node_modules/@scope/name/lib/x.js` → `@scope/name`; undefined outside node_modules. */
-function packageOf(filename: string): string | undefined {
-  const at = filename.lastIndexOf(NODE_MODULES);
-  if (at < 0) return undefined;
-  const rest = filename.slice(at + NODE_MODULES.length);
-  const first = rest.indexOf(sep);
-  if (first < 0) return undefined;
-  if (rest[0] !== '@') return rest.slice(0, first);
-  const second = rest.indexOf(sep, first + 1);
-  return second < 0 ? undefined : rest.slice(0, second);
 }

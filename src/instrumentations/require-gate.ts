@@ -135,7 +135,7 @@ function skips(parent: { filename?: unknown }, id: unknown, registered: Readonly
   // One of a package's own files requiring another: the app reaches the main export by the package's name, and
   // tracehook by an absolute path once the instrumentation has loaded; only the patched files must go through.
   if (!isRelative(id) || entry.internalFiles || entry.declared !== entry.registrations) return false;
-  if (path !== from && packageOfPath(from, from.lastIndexOf(NODE_MODULES)) !== pkg) return false;
+  if (path !== from && packageOfFile(from) !== pkg) return false;
   if (entry.files.length === 0) return true;
   const target = path === from ? resolve(dirname(from), id) : path;
   const inPackage = target.slice(target.lastIndexOf(NODE_MODULES) + NODE_MODULES.length + pkg.length + 1).split(sep).join('/');
@@ -149,6 +149,11 @@ function skips(parent: { filename?: unknown }, id: unknown, registered: Readonly
  */
 function mayName(request: string, files: readonly string[]): boolean {
   return request === '' || files.some((f) => f === request || f.startsWith(`${request}.`) || f.startsWith(`${request}/`));
+}
+
+/** `…/node_modules/@scope/name/lib/x.js` → `@scope/name`: the package after the last `node_modules`; undefined outside one. */
+export function packageOfFile(path: string): string | undefined {
+  return packageOfPath(path, path.lastIndexOf(NODE_MODULES));
 }
 
 /** The package of `path`, whose last `node_modules` folder is at `at` (-1: none). */
