@@ -3,8 +3,8 @@
 // are loaded as the app loads their packages.
 // Everything counts: node's own start, the preload, the app's imports, listen, the first request.
 // The Express app's own start varies by ±100 ms from one spawn to the next on a 2-core machine (≈ 250 modules read and
-// compiled), ten times the hello-world server's spread: it gets more rounds (40; --db-rounds), so that the median of
-// its per-round differences is known to a few ms.
+// compiled), ten times the hello-world server's spread: it gets more rounds (40; --db-rounds). Even so, the median
+// of its per-round differences is known only to ±10-20 ms here; each row's note gives its 95% interval.
 // Usage: node bench/startup.mjs [--quick] [--rounds n] [--db-rounds n] [--variants a,b]
 import { startNode, stop, lineWaiter, delay } from './lib/proc.mjs';
 import { startSink } from './lib/otlp-sink.mjs';

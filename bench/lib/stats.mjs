@@ -20,7 +20,8 @@ export function medianDiff(rounds, variant, baseline = 'untraced') {
 /**
  * Percentile bootstrap interval of the median of per-round differences (`variant` − `baseline`): how far the
  * "vs untraced" figure could move with other draws of the same noise. 2000 resamples from a fixed seed, so a
- * run's figures repeat exactly when re-read. @returns [low, high] in the values' unit; NaNs without rounds
+ * run's figures repeat exactly when re-read.
+ * @returns [low, high] in the values' unit; [NaN, NaN] without a round where both values are numbers
  * @see Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 13, the percentile interval
  */
 export function medianDiffInterval(rounds, variant, baseline = 'untraced', level = 0.95) {
