@@ -26,11 +26,12 @@ export interface PreloadState {
    */
   importModule?: (specifier: string) => Promise<unknown>;
   /**
-   * Called once, in a later turn, after the first sampled span of this thread ended (taken and cleared by the
-   * first to call it): src/preload/load-bundle.ts then writes a V8 code cache that holds the functions a request
-   * compiles too. Unset when there is nothing to do.
+   * Notes that this thread ran the code a tag names (`served`: its first sampled span ended; a package name: an
+   * instrumentation patched that package as it loaded): src/preload/load-bundle.ts then writes, in a later turn, a
+   * V8 code cache that holds that code too, unless its cache already did. Idempotent and cheap; unset when the
+   * preload was not compiled with a cache.
    */
-  afterFirstSpan?: () => void;
+  codeReached?: (tag: string) => void;
   /**
    * `require()` of one of the build's bundles that loads after startup (a lazily loaded instrumentation's),
    * compiled with its V8 code cache; set by src/preload/load-bundle.ts when it compiled the preload so.

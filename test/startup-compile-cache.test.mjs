@@ -20,9 +20,16 @@ function packageCopy(t) {
   return dir;
 }
 
-/** The last byte of a cache file: taken after startup, or after the first span ended too. */
-const START = 0;
-const SERVED = 1;
+/**
+ * What a cache file covers: the tags of its trailer (src/preload/load-bundle.ts: tags, their length as 2 bytes little
+ * endian, format byte 0xc2). `served`: taken after the first span ended; a package name: after its patches ran.
+ */
+function tagsOf(file) {
+  const data = readFileSync(file);
+  assert.equal(data.at(-1), 0xc2, `${file}: a cache file's format byte`);
+  const length = data.readUInt16LE(data.length - 3);
+  return data.toString('latin1', data.length - 3 - length, data.length - 3).split(',').filter(Boolean);
+}
 
 const caches = (pkg) => readdirSync(join(pkg, 'dist', 'compile-cache')).filter((f) => f.endsWith('.v8'));
 
@@ -45,7 +52,7 @@ test('the first start writes one code cache, the next starts from it unchanged; 
   const [cache] = caches(pkg);
   assert.ok(cache, 'a cache was written');
   const written = statSync(join(pkg, 'dist', 'compile-cache', cache)).mtimeMs;
-  assert.equal(readFileSync(join(pkg, 'dist', 'compile-cache', cache)).at(-1), SERVED, 'taken after the first span ended');
+  assert.ok(tagsOf(join(pkg, 'dist', 'compile-cache', cache)).includes('served'), 'taken after the first span ended');
 
   // An ES-module startup hook too: its import() must not go through vm's experimental loader (a warning on stderr).
   const second = await tracedRequest(t, pkg, { TRACEHOOK_STARTUP_HOOK: './test/fixtures/hooks/count-hook.mjs:tracing.setup', FIXTURE_HOOK_LOG: join(pkg, 'hook.log') });
@@ -56,24 +63,42 @@ test('the first start writes one code cache, the next starts from it unchanged; 
   assert.equal(statSync(join(pkg, 'dist', 'compile-cache', cache)).mtimeMs, written, 'an accepted cache is not written again');
 });
 
+/** The script that ends one span. */
+const END_SPAN = "require('@opentelemetry/api').trace.getTracer('t').startSpan('s').end()";
+
+/**
+ * Runs `code` with `-e` under `pkg`'s preload (exit 0, nothing on stderr) and returns its one cache file's name, tags
+ * and modification time.
+ */
+function runScript(t, pkg, code) {
+  const env = { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) };
+  const r = spawnSync(process.execPath, ['--import', join(pkg, 'register.mjs'), '-e', code], { cwd: ROOT, encoding: 'utf8', env });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  const [cache, ...more] = caches(pkg);
+  assert.deepEqual(more, [], 'one cache');
+  const file = join(pkg, 'dist', 'compile-cache', cache);
+  return { cache, tags: tagsOf(file), mtime: statSync(file).mtimeMs };
+}
+
 test('a start that ends no span writes its cache; the first start that ends one writes it again, with the request path, once', (t) => {
   const pkg = packageCopy(t);
-  const env = { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) };
-  const node = (code) => {
-    const r = spawnSync(process.execPath, ['--import', join(pkg, 'register.mjs'), '-e', code], { cwd: ROOT, encoding: 'utf8', env });
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stderr, '');
-    const [cache] = caches(pkg);
-    const file = join(pkg, 'dist', 'compile-cache', cache);
-    return { cache, stage: readFileSync(file).at(-1), mtime: statSync(file).mtimeMs };
-  };
-  const endSpan = "require('@opentelemetry/api').trace.getTracer('t').startSpan('s').end()";
-  const started = node('0');
-  assert.equal(started.stage, START);
-  const served = node(endSpan);
-  assert.deepEqual([served.cache, served.stage], [started.cache, SERVED]);
-  const again = node(endSpan);
-  assert.deepEqual([again.cache, again.stage, again.mtime], [served.cache, SERVED, served.mtime], 'not written again');
+  const started = runScript(t, pkg, '0');
+  assert.deepEqual(started.tags, ['http'], 'node:http is patched at startup');
+  const served = runScript(t, pkg, END_SPAN);
+  assert.deepEqual([served.cache, served.tags], [started.cache, ['http', 'served']]);
+  assert.deepEqual(runScript(t, pkg, END_SPAN), served, 'not written again');
+});
+
+test('an app that loads packages the cache does not cover writes it again, covering both apps, once', (t) => {
+  const pkg = packageCopy(t);
+  // A server that ended a span, then an app with express and pg: their patching code was never in the cache.
+  assert.deepEqual(runScript(t, pkg, END_SPAN).tags, ['http', 'served']);
+  const loadBoth = "require('express'); require('pg')";
+  const both = runScript(t, pkg, loadBoth);
+  assert.deepEqual(both.tags, ['express', 'http', 'pg', 'pg-pool', 'router', 'served'], "the union: the first app's functions are still compiled");
+  assert.deepEqual(runScript(t, pkg, loadBoth), both, 'covered: not written again');
+  assert.deepEqual(runScript(t, pkg, END_SPAN), both, 'the first app is covered too');
 });
 
 test('a cache V8 rejects is replaced, and the app is traced with nothing on stderr', async (t) => {

@@ -2,6 +2,7 @@ import { isBuiltin } from 'node:module';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { RequireInTheMiddleSingleton } from '@opentelemetry/instrumentation/build/src/platform/node/RequireInTheMiddleSingleton';
 import { wrap } from '../patch/wrap.js';
+import { getPreloadState } from '../state.js';
 
 const NODE_MODULES = `${sep}node_modules${sep}`;
 
@@ -25,6 +26,8 @@ type RequireFn = (this: { filename?: unknown }, id: string) => unknown;
  * Packages registered later (an instrumentation loaded as the app first loads its package, or one a
  * startup hook enables) open the gate from then on; a registered package's files skip the hook only as the last
  * point says.
+ * Each package whose patches run is also told to the code cache (`codeReached` of the preload state), so that the
+ * cache comes to hold that code.
  *
  * Does nothing when the hook already exists (an instrumentation of this copy was created before):
  * the gate must sit directly on top of the hook it skips. Never throws.
@@ -39,14 +42,17 @@ export function gateRequireHook(): void {
   if (Module.prototype.require === below) return;
   const register = instance.register;
   instance.register = function (this: unknown, moduleName: string, onRequire: unknown) {
-    if (typeof moduleName === 'string') {
-      const pkg = packageName(moduleName) ?? moduleName;
-      const entry = registrationOf(pkg);
-      entry.registrations++;
-      // A file inside the package named directly.
-      if (moduleName !== pkg) entry.internalFiles = true;
-    }
-    return register.call(this, moduleName, onRequire);
+    if (typeof moduleName !== 'string' || typeof onRequire !== 'function') return register.call(this, moduleName, onRequire);
+    const pkg = packageName(moduleName) ?? moduleName;
+    const entry = registrationOf(pkg);
+    entry.registrations++;
+    // A file inside the package named directly.
+    if (moduleName !== pkg) entry.internalFiles = true;
+    return register.call(this, moduleName, function (this: unknown) {
+      // The patching code about to run (and the request path through it) is worth a code cache that holds it.
+      getPreloadState().codeReached?.(pkg);
+      return Reflect.apply(onRequire, this, arguments);
+    });
   };
   wrap(Module.prototype, 'require', { component: 'instrumentations', id: 'require-gate.Module#require', otherwise: 'every require() goes through require-in-the-middle' }, (hooked) =>
     function (this: { filename?: unknown }, id: string) {

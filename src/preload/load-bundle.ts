@@ -10,11 +10,13 @@ export type PreloadBundle = typeof import('./start.js');
 /** V8 code caches kept in the cache folder, newest first; older ones are deleted when one is written. */
 const MAX_CACHES = 8;
 /**
- * The last byte of a cache file, after V8's data: when it was taken. `START`: once startup was done; `SERVED`: once
- * a span had also ended, so it holds what a request compiles too (≈ 2 ms of a server's first request).
+ * A cache file is V8's data, then what it covers (tags, comma-separated ASCII), the tags' length in bytes (2, little
+ * endian), and this format byte; a file ending otherwise is treated as missing. A tag names code the cache was taken
+ * after running: `served` (a span had ended, so it holds what a request compiles: ≈ 2 ms of a server's first
+ * request), or a package an instrumentation patched as it loaded (`http`, `express`, `pg`: the patching code and, once
+ * served, the request path through it).
  */
-const START = 0;
-const SERVED = 1;
+const FORMAT = 0xc2;
 /** The last line scripts/bundle.mjs appends to the bundle: `//# tracehook-bundle-id=<hex>`. */
 const BUNDLE_ID = /\/\/# tracehook-bundle-id=([0-9a-f]{16,64})\s*$/;
 
@@ -29,10 +31,8 @@ interface Compiled {
   name: string;
   run: vm.Script;
   cacheFile: string;
-  /** The cache V8 was given (without its last byte), if any. */
-  cached: Buffer | undefined;
-  /** That cache was taken after the first span ended. */
-  served: boolean;
+  /** The tags of the cache V8 accepted; undefined when there was none or V8 rejected it. */
+  covered: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -44,12 +44,18 @@ interface Compiled {
  * other flags), at most {@link MAX_CACHES} files per bundle (≈ 0.5 MiB each). It lives beside the bundle because only
  * a folder that may change the bundle may change its compiled form: a cache in a shared temporary folder
  * would let another user put code into this process. A missing or rejected cache is written once startup
- * is done (after `setImmediate`, atomically: a temporary file renamed), and once more, if it was not already,
- * in the turn after the first span ended (so it also holds the functions of the request path); a folder that
- * cannot be written (a read-only install) leaves the preload uncached, never failing.
+ * is done (after `setImmediate`, atomically: a temporary file renamed). It is written again, in a later turn, when
+ * this thread runs code the cache's tags do not cover (see {@link FORMAT}): its first span ended, or an instrumentation
+ * patched a package no earlier writer loaded. A cache V8 accepted keeps its functions compiled, so the new one holds
+ * both and its tags are the union: one install that runs several apps (a hello-world server, then an Express app with
+ * pg) converges on one cache that covers them all, instead of the first app's cache, with which the others compile
+ * their instrumentations' code at every start (≈ 15 M instructions of the express + pg + ioredis bench app's
+ * start and first request, Node.js 22). A folder that cannot be written (a read-only install) leaves the preload
+ * uncached after one attempt, never failing.
  * Without `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` (Node.js < 20.12; the bundle's `import()` needs it),
  * or when anything here fails, the bundle is `require`d as before.
- * Also sets `loadCompiled` in the preload state, for the lazily loaded instrumentations' bundles.
+ * Also sets `loadCompiled` and `codeReached` in the preload state, for the lazily loaded instrumentations' bundles
+ * and the tags.
  * @throws only what evaluating the bundle throws (as `require` would)
  */
 export function loadPreloadBundle(bundle: string): PreloadBundle {
@@ -59,11 +65,38 @@ export function loadPreloadBundle(bundle: string): PreloadBundle {
   // The bundle's own import() would go through vm's main-context loader and print an ExperimentalWarning.
   state.importModule = (specifier) => import(specifier);
   state.loadCompiled = loadCompiledFile;
-  const exports = runAsModule(bundle, compiled.run) as PreloadBundle;
-  const usable = compiled.cached !== undefined && compiled.run.cachedDataRejected !== true;
-  if (!usable) setImmediate(writeCache, compiled, START);
-  if (!usable || !compiled.served) state.afterFirstSpan = () => writeCache(compiled, SERVED);
-  return exports;
+  state.codeReached = coverage(compiled);
+  return runAsModule(bundle, compiled.run) as PreloadBundle;
+}
+
+/**
+ * Schedules the writes of `compiled`'s cache: one after startup when it had none V8 accepted, and one each time a
+ * tag it does not cover is reached (coalesced into one write per turn). Stops after a write that failed.
+ * @returns what `codeReached` of the preload state does: notes a tag (idempotent, cheap)
+ */
+function coverage(compiled: Compiled): (tag: string) => void {
+  const reached = new Set<string>();
+  let covered = compiled.covered;
+  let pending = false;
+  let failed = false;
+  const write = () => {
+    pending = false;
+    // Functions deserialized from an accepted cache are compiled, so the new one holds them too.
+    const tags = new Set([...(covered ?? []), ...reached]);
+    if (writeCache(compiled, tags)) covered = tags;
+    else failed = true;
+  };
+  const schedule = () => {
+    if (pending || failed) return;
+    pending = true;
+    setImmediate(write);
+  };
+  if (covered === undefined) schedule();
+  return (tag) => {
+    if (reached.has(tag)) return;
+    reached.add(tag);
+    if (!covered?.has(tag)) schedule();
+  };
 }
 
 /**
@@ -80,7 +113,7 @@ function loadCompiledFile(file: string): unknown {
   const compiled = compile(file, basename(file, '.js'), false);
   if (!compiled) return require(file);
   const exports = runAsModule(file, compiled.run);
-  if (compiled.cached === undefined || compiled.run.cachedDataRejected === true) setImmediate(writeCache, compiled, START);
+  if (compiled.covered === undefined) setImmediate(writeCache, compiled, new Set<string>());
   return exports;
 }
 
@@ -103,9 +136,9 @@ function compile(file: string, name: string, importsViaState: boolean): Compiled
     } catch {
       // No cache yet.
     }
-    const cached = data !== undefined && data.length > 1 ? data.subarray(0, data.length - 1) : undefined;
-    const run = new vm.Script(Module.wrap(source), { filename: file, cachedData: cached, importModuleDynamically: useMainLoader as never });
-    return { name, run, cacheFile, cached, served: data?.[data.length - 1] === SERVED };
+    const trailer = data === undefined ? undefined : readTrailer(data);
+    const run = new vm.Script(Module.wrap(source), { filename: file, cachedData: trailer?.data, importModuleDynamically: useMainLoader as never });
+    return { name, run, cacheFile, covered: trailer === undefined || run.cachedDataRejected === true ? undefined : trailer.tags };
   } catch {
     return undefined;
   }
@@ -159,27 +192,32 @@ function fnv1a(text: string): string {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-function writeCache({ name, run, cacheFile }: Compiled, stage: typeof START | typeof SERVED): void {
+/**
+ * Writes `compiled`'s cache with `tags` in its trailer, atomically (a temporary file renamed over it).
+ * @returns whether it was written
+ */
+function writeCache({ name, run, cacheFile }: Compiled, tags: ReadonlySet<string>): boolean {
   const dir = dirname(cacheFile);
   const temp = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
   try {
-    const data = run.createCachedData();
+    // Opened first: a folder that cannot be written costs no createCachedData().
     let fd: number;
     try {
       fd = openSync(temp, 'wx', 0o644);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return false;
       (require('node:fs') as typeof import('node:fs')).mkdirSync(dir, { mode: 0o755 });
       fd = openSync(temp, 'wx', 0o644);
     }
     try {
-      writeSync(fd, data);
-      writeSync(fd, new Uint8Array([stage]));
+      writeSync(fd, run.createCachedData());
+      writeSync(fd, trailerOf(tags));
     } finally {
       closeSync(fd);
     }
     renameSync(temp, cacheFile);
     pruneCaches(dir, name);
+    return true;
   } catch {
     // A read-only install, a full disk, a race with another process: this start stays uncached.
     try {
@@ -187,7 +225,32 @@ function writeCache({ name, run, cacheFile }: Compiled, stage: typeof START | ty
     } catch {
       // Not created.
     }
+    return false;
   }
+}
+
+/** V8's data and the tags of a cache file's contents; undefined when it does not end in {@link FORMAT}'s trailer. */
+function readTrailer(file: Buffer): { data: Buffer; tags: ReadonlySet<string> } | undefined {
+  if (file.length < 4 || file[file.length - 1] !== FORMAT) return undefined;
+  const length = file.readUInt16LE(file.length - 3);
+  const end = file.length - 3 - length;
+  if (end < 1) return undefined;
+  const tags = file.toString('latin1', end, end + length).split(',').filter((t) => t !== '');
+  return { data: file.subarray(0, end), tags: new Set(tags) };
+}
+
+/**
+ * The trailer {@link readTrailer} reads, `tags` sorted. Tags are package names that instrumentations register, so a
+ * few KiB at most; past 64 KiB (which its length cannot say) it holds none.
+ */
+function trailerOf(tags: ReadonlySet<string>): Buffer {
+  const text = Buffer.from([...tags].sort().join(','), 'latin1');
+  const length = text.length <= 0xffff ? text.length : 0;
+  const trailer = Buffer.alloc(length + 3);
+  text.copy(trailer, 0, 0, length);
+  trailer.writeUInt16LE(length, length);
+  trailer[text.length + 2] = FORMAT;
+  return trailer;
 }
 
 /** Keeps the {@link MAX_CACHES} newest caches of `name` (and leaves others' temporary files alone). */

@@ -121,10 +121,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
 
   private firstSpanEnded(): void {
     this.spanEnded = true;
-    const state = getPreloadState();
-    const after = state.afterFirstSpan;
-    state.afterFirstSpan = undefined;
-    if (after !== undefined) setImmediate(after);
+    const reached = getPreloadState().codeReached;
+    if (reached !== undefined) setImmediate(reached, 'served');
   }
 
   private scheduleDrain(): void {
