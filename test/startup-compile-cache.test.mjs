@@ -4,7 +4,7 @@
 // cache folder is its own.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -99,6 +99,23 @@ test('an app that loads packages the cache does not cover writes it again, cover
   assert.deepEqual(both.tags, ['express', 'http', 'pg', 'pg-pool', 'router', 'served'], "the union: the first app's functions are still compiled");
   assert.deepEqual(runScript(t, pkg, loadBoth), both, 'covered: not written again');
   assert.deepEqual(runScript(t, pkg, END_SPAN), both, 'the first app is covered too');
+});
+
+test("writing a cache deletes the temporary files of writers killed before renaming theirs, once stale, and only those", (t) => {
+  const pkg = packageCopy(t);
+  const folder = join(pkg, 'dist', 'compile-cache');
+  mkdirSync(folder);
+  const temp = (name) => join(folder, `${name}-0123456789abcdef-v0.0.0-x64-00000000.v8.1.2.tmp`);
+  const minutesAgo = (m) => new Date(Date.now() - m * 60_000);
+  for (const name of ['preload', 'pg']) writeFileSync(temp(name), '');
+  utimesSync(temp('preload'), minutesAgo(2), minutesAgo(2));
+  utimesSync(temp('pg'), minutesAgo(2), minutesAgo(2));
+  const fresh = join(folder, 'preload-0123456789abcdef-v0.0.0-x64-00000000.v8.3.4.tmp');
+  writeFileSync(fresh, '');
+  runScript(t, pkg, '0');
+  assert.equal(existsSync(temp('preload')), false, 'a stale temporary file of the preload cache');
+  assert.equal(existsSync(fresh), true, 'a write that may still be in progress');
+  assert.equal(existsSync(temp('pg')), true, "another cache's temporary file: pruned by its own writer");
 });
 
 test('a cache V8 rejects is replaced, and the app is traced with nothing on stderr', async (t) => {

@@ -9,6 +9,8 @@ export type PreloadBundle = typeof import('./start.js');
 
 /** V8 code caches kept in the cache folder, newest first; older ones are deleted when one is written. */
 const MAX_CACHES = 8;
+/** A temporary cache file older than this (ms) belongs to no write in progress (a write takes a few ms). */
+const STALE_TEMP_MS = 60_000;
 /**
  * A cache file is V8's data, then what it covers (tags, comma-separated ASCII), the tags' length in bytes (2, little
  * endian), and this format byte; a file ending otherwise is treated as missing. A tag names code the cache was taken
@@ -198,9 +200,11 @@ function fnv1a(text: string): string {
  */
 function writeCache({ name, run, cacheFile }: Compiled, tags: ReadonlySet<string>): boolean {
   const dir = dirname(cacheFile);
-  const temp = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
+  // Unique to this thread's write: each worker thread has a cache writer of its own.
+  const temp = `${cacheFile}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
-    // Opened first: a folder that cannot be written costs no createCachedData().
+    // Taken before the file is opened: a process killed (SIGKILL) while it works leaves no temporary file.
+    const data = run.createCachedData();
     let fd: number;
     try {
       fd = openSync(temp, 'wx', 0o644);
@@ -210,7 +214,7 @@ function writeCache({ name, run, cacheFile }: Compiled, tags: ReadonlySet<string
       fd = openSync(temp, 'wx', 0o644);
     }
     try {
-      writeSync(fd, run.createCachedData());
+      writeSync(fd, data);
       writeSync(fd, trailerOf(tags));
     } finally {
       closeSync(fd);
@@ -249,15 +253,34 @@ function trailerOf(tags: ReadonlySet<string>): Buffer {
   const trailer = Buffer.alloc(length + 3);
   text.copy(trailer, 0, 0, length);
   trailer.writeUInt16LE(length, length);
-  trailer[text.length + 2] = FORMAT;
+  trailer[length + 2] = FORMAT;
   return trailer;
 }
 
-/** Keeps the {@link MAX_CACHES} newest caches of `name` (and leaves others' temporary files alone). */
+/** A file's modification time (ms); +∞ for one gone since the folder was read (so it is never pruned). */
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Infinity;
+  }
+}
+
+/**
+ * Keeps the {@link MAX_CACHES} newest caches of `name`, and deletes its temporary files older than
+ * {@link STALE_TEMP_MS}: those of writers killed between opening and renaming (others' writes in progress are left).
+ */
 function pruneCaches(dir: string, name: string): void {
-  const caches = readdirSync(dir)
-    .filter((file) => file.endsWith('.v8') && file.startsWith(`${name}-`) && /^[0-9a-f]{16}-v/.test(file.slice(name.length + 1)))
-    .map((file) => ({ path: join(dir, file), mtime: statSync(join(dir, file)).mtimeMs }))
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const old of caches.slice(MAX_CACHES)) unlinkSync(old.path);
+  const ours = readdirSync(dir)
+    .filter((file) => file.startsWith(`${name}-`) && /^[0-9a-f]{16}-v/.test(file.slice(name.length + 1)))
+    .map((file) => ({ file, path: join(dir, file), mtime: mtimeOf(join(dir, file)) }));
+  const caches = ours.filter((c) => c.file.endsWith('.v8')).sort((a, b) => b.mtime - a.mtime);
+  const stale = Date.now() - STALE_TEMP_MS;
+  for (const { path } of [...caches.slice(MAX_CACHES), ...ours.filter((t) => t.file.endsWith('.tmp') && t.mtime < stale)]) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Another process pruned it first.
+    }
+  }
 }
