@@ -52,8 +52,8 @@ interface Compiled {
  * both and its tags are the union: one install that runs several apps (a hello-world server, then an Express app with
  * pg) converges on one cache that covers them all, instead of the first app's cache, with which the others compile
  * their instrumentations' code at every start (≈ 10 M instructions, 7% of the preload's cost, in the express + pg +
- * ioredis bench app's start and first request on Node.js 22). A folder that cannot be written (a read-only install) leaves the preload
- * uncached after one attempt, never failing.
+ * ioredis bench app's start and first request on Node.js 22). A folder that cannot be written (a read-only install)
+ * leaves the preload uncached after one attempt, never failing.
  * Without `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` (Node.js < 20.12; the bundle's `import()` needs it),
  * or when anything here fails, the bundle is `require`d as before.
  * Also sets `loadCompiled` and `codeReached` in the preload state, for the lazily loaded instrumentations' bundles
