@@ -33,12 +33,30 @@ function tagsOf(file) {
 
 const caches = (pkg) => readdirSync(join(pkg, 'dist', 'compile-cache')).filter((f) => f.endsWith('.v8'));
 
-/** One traced GET / of the HTTP fixture under `pkg`'s preload; returns the app's stderr and its SERVER spans. */
-async function tracedRequest(t, pkg, env = {}) {
+/**
+ * Resolves once a cache file of `pkg` lists `tag`; rejects after 10 s. The cache is written in a later turn than the
+ * one `tag` was reached in, so a test that stops the app right after its response could stop it before the write.
+ */
+async function cacheTagged(pkg, tag) {
+  const folder = join(pkg, 'dist', 'compile-cache');
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+    if (existsSync(folder) && caches(pkg).some((f) => tagsOf(join(folder, f)).includes(tag))) return;
+  }
+  throw new Error(`no cache file of ${pkg} lists ${tag} after 10 s`);
+}
+
+/**
+ * One traced GET / of the HTTP fixture under `pkg`'s preload; returns the app's stderr and its SERVER spans.
+ * @param options.untilTag - stop the app only once a cache lists this tag
+ * @param options.settleMs - then wait this long before stopping it (room for a write that must not happen)
+ */
+async function tracedRequest(t, pkg, env = {}, { untilTag, settleMs = 0 } = {}) {
   const spans = spansDir(t);
   const app = start('http-app.mjs', { preload: ['--import', join(pkg, 'register.mjs')], env: { TRACEHOOK_SPANS_DIR: spans, ...env } });
   const [, port] = await app.ready();
   assert.equal((await get(Number(port), '/')).status, 200);
+  if (untilTag) await cacheTagged(pkg, untilTag);
+  if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
   app.kill('SIGTERM');
   const { stderr } = await app.done;
   return { stderr, servers: (await readSpans(spans)).filter((s) => s.kind === 'SERVER') };
@@ -46,7 +64,7 @@ async function tracedRequest(t, pkg, env = {}) {
 
 test('the first start writes one code cache, the next starts from it unchanged; both trace the request, nothing on stderr', async (t) => {
   const pkg = packageCopy(t);
-  const first = await tracedRequest(t, pkg);
+  const first = await tracedRequest(t, pkg, {}, { untilTag: 'served' });
   assert.equal(first.stderr, '');
   assert.equal(first.servers.length, 1);
   const [cache] = caches(pkg);
@@ -55,7 +73,7 @@ test('the first start writes one code cache, the next starts from it unchanged; 
   assert.ok(tagsOf(join(pkg, 'dist', 'compile-cache', cache)).includes('served'), 'taken after the first span ended');
 
   // An ES-module startup hook too: its import() must not go through vm's experimental loader (a warning on stderr).
-  const second = await tracedRequest(t, pkg, { TRACEHOOK_STARTUP_HOOK: './test/fixtures/hooks/count-hook.mjs:tracing.setup', FIXTURE_HOOK_LOG: join(pkg, 'hook.log') });
+  const second = await tracedRequest(t, pkg, { TRACEHOOK_STARTUP_HOOK: './test/fixtures/hooks/count-hook.mjs:tracing.setup', FIXTURE_HOOK_LOG: join(pkg, 'hook.log') }, { settleMs: 200 });
   assert.equal(second.stderr, '');
   assert.equal(second.servers.length, 1);
   assert.equal(readFileSync(join(pkg, 'hook.log'), 'utf8').trim().split('\n').length, 1, 'the hook ran once');
