@@ -39,10 +39,11 @@ const caches = (pkg) => readdirSync(join(pkg, 'dist', 'compile-cache')).filter((
  */
 async function cacheTagged(pkg, tag) {
   const folder = join(pkg, 'dist', 'compile-cache');
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
-    if (existsSync(folder) && caches(pkg).some((f) => tagsOf(join(folder, f)).includes(tag))) return;
+  const deadline = Date.now() + 10_000;
+  while (!(existsSync(folder) && caches(pkg).some((f) => tagsOf(join(folder, f)).includes(tag)))) {
+    if (Date.now() > deadline) throw new Error(`no cache file of ${pkg} lists ${tag} after 10 s`);
+    await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`no cache file of ${pkg} lists ${tag} after 10 s`);
 }
 
 /**
