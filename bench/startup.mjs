@@ -55,11 +55,13 @@ export async function run({ quick = false, rounds, dbRounds, variants } = {}) {
   const sinks = { otlp: await startSink('accept'), dd: await startSink('accept', { any: true }) };
   const ws = workspace();
   const rows = [];
-  const deadline = Date.now() + (quick ? 60_000 : 300_000);
+  // The time caps bound only the default round counts; an explicit count (--rounds, --db-rounds) is run to the end.
+  const deadline = rounds == null ? Date.now() + (quick ? 60_000 : 300_000) : Infinity;
+  const dbCapMs = dbRounds == null ? (quick ? 30_000 : 150_000) : Infinity;
   try {
     rows.push(...(await measure(helloApp, names, ok, na, { nRounds, deadline, sinks, ws })));
     const dbNames = DB_NAMES.filter((n) => names.includes(n));
-    if (dbNames.length > 1) rows.push(...(await measure(DB_APP, dbNames, ok.filter((n) => dbNames.includes(n)), na, { nRounds: nDbRounds, deadline: Date.now() + (quick ? 30_000 : 150_000), sinks, ws })));
+    if (dbNames.length > 1) rows.push(...(await measure(DB_APP, dbNames, ok.filter((n) => dbNames.includes(n)), na, { nRounds: nDbRounds, deadline: Date.now() + dbCapMs, sinks, ws })));
   } finally {
     await Promise.all(Object.values(sinks).map((s) => s.close()));
     ws.cleanup();
