@@ -11,7 +11,7 @@ import { startSink } from './lib/otlp-sink.mjs';
 import { fileURLToPath } from 'node:url';
 import { command, helloApp, partition, pick, workspace, VARIANTS } from './lib/variants.mjs';
 import { httpGet } from './lib/http.mjs';
-import { median, medianDiff, medianDiffInterval, order } from './lib/stats.mjs';
+import { MIN_INTERVAL_ROUNDS, median, medianDiff, medianDiffInterval, order } from './lib/stats.mjs';
 import { row, goal, mainIfRun, log } from './lib/report.mjs';
 
 const NAMES = ['untraced', 'tracehook-files', 'tracehook-disabled', 'import-floor', 'tracehook-otlp', 'otel', 'dd-trace'];
@@ -86,6 +86,7 @@ function floorNote(results, name) {
 function intervalNote(results, name, g) {
   if (!g) return '';
   const [low, high] = medianDiffInterval(results, name);
+  if (low === -Infinity) return `; under ${MIN_INTERVAL_ROUNDS} rounds: no 95% interval, not decided`;
   if (!Number.isFinite(low)) return '';
   const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
   const decided = g[1](low) === g[1](high) ? 'decided' : 'not decided by these rounds';

@@ -18,15 +18,24 @@ export function medianDiff(rounds, variant, baseline = 'untraced') {
 }
 
 /**
+ * Fewest rounds with a 95% interval for a median that assumes nothing of the noise: with 5, even the smallest and
+ * largest value bound it only with 1 − 2 × 2⁻⁵ ≈ 94% confidence (sign test, order statistics).
+ */
+export const MIN_INTERVAL_ROUNDS = 6;
+
+/**
  * Percentile bootstrap interval of the median of per-round differences (`variant` − `baseline`): how far the
  * "vs untraced" figure could move with other draws of the same noise. 2000 resamples from a fixed seed, so a
  * run's figures repeat exactly when re-read.
- * @returns [low, high] in the values' unit; [NaN, NaN] without a round where both values are numbers
+ * @returns [low, high] in the values' unit; [NaN, NaN] without a round where both values are numbers;
+ *   [−∞, +∞] with fewer than {@link MIN_INTERVAL_ROUNDS} (resampling a handful of rounds gives an interval as
+ *   narrow as their spread, which says nothing)
  * @see Efron & Tibshirani, "An Introduction to the Bootstrap" (1993), ch. 13, the percentile interval
  */
 export function medianDiffInterval(rounds, variant, baseline = 'untraced', level = 0.95) {
   const diffs = rounds.map((r) => r[variant] - r[baseline]).filter((x) => Number.isFinite(x));
   if (diffs.length === 0) return [NaN, NaN];
+  if (diffs.length < MIN_INTERVAL_ROUNDS) return [-Infinity, Infinity];
   const random = seeded(0x5eed);
   const medians = [];
   const sample = new Array(diffs.length);

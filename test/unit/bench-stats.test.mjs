@@ -1,9 +1,9 @@
 // Unit tests of bench/lib/stats.mjs's bootstrap interval, which the startup rows' notes give with their goal verdicts:
-// it must bracket the median difference, say nothing without rounds, repeat exactly, and cover the true median about
-// as often as its level says.
+// it must bracket the median difference, say nothing without rounds or with too few to bound a median, repeat exactly,
+// and cover the true median about as often as its level says.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { medianDiff, medianDiffInterval } from '../../bench/lib/stats.mjs';
+import { MIN_INTERVAL_ROUNDS, medianDiff, medianDiffInterval } from '../../bench/lib/stats.mjs';
 
 /** Deterministic normal draws (Box-Muller over a linear congruential generator). */
 function normals(seed) {
@@ -27,6 +27,13 @@ test('the interval of identical differences is that difference, and brackets the
 test('no rounds (or only failed ones) give no interval', () => {
   assert.deepEqual(medianDiffInterval([], 'traced'), [NaN, NaN]);
   assert.deepEqual(medianDiffInterval([{ untraced: 1, traced: NaN }], 'traced'), [NaN, NaN]);
+});
+
+test('fewer than 6 rounds bound nothing, however alike; 6 do', () => {
+  assert.equal(MIN_INTERVAL_ROUNDS, 6);
+  const rounds = Array.from({ length: 6 }, (_, i) => ({ untraced: 100 + i, traced: 164 + i }));
+  for (let n = 1; n < 6; n++) assert.deepEqual(medianDiffInterval(rounds.slice(0, n), 'traced'), [-Infinity, Infinity], `${n} rounds`);
+  assert.deepEqual(medianDiffInterval(rounds, 'traced'), [64, 64]);
 });
 
 test('the 95% interval covers the true median difference in about 95% of simulated runs', () => {
