@@ -60,4 +60,14 @@ export const projects = [
     env: { CI: '1' }, // as in its CI: skips "eight million lines", longer than its own 60 s timeout here
     why: 'transports in worker threads (thread-stream), child processes, exit and signal handling, stdout',
   },
+  {
+    name: 'fastify',
+    repo: 'fastify/fastify',
+    tag: 'v5.12.1',
+    install: ['npm install --no-package-lock --ignore-scripts'],
+    reporter: 'node-test',
+    // The project's `npm run unit` (borp: node:test run(), a child process per file, the files of its .borp.yaml).
+    args: (out, reporter, files = []) => ['node_modules/borp/borp.js', '--timeout', '60000', '-r', `${reporter}:${out}`, ...files],
+    why: 'the diagnostics channels it publishes (tracing:fastify.request.handler), hooks, HTTP/2, its own AsyncResource use, logging to stdout',
+  },
 ];
