@@ -68,6 +68,6 @@ export const projects = [
     reporter: 'node-test',
     // The project's `npm run unit` (borp: node:test run(), a child process per file, the files of its .borp.yaml).
     args: (out, reporter, files = []) => ['node_modules/borp/borp.js', '--timeout', '60000', '-r', `${reporter}:${out}`, ...files],
-    why: 'the diagnostics channels it publishes (tracing:fastify.request.handler), hooks, HTTP/2, its own AsyncResource use, logging to stdout',
+    why: 'the diagnostics channels it publishes (tracing:fastify.request.handler), hooks, HTTP/2, the AsyncResource its body parsers run in, inject()',
   },
 ];
