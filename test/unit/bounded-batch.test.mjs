@@ -1,0 +1,58 @@
+// Unit tests of src/processors/bounded-batch-span-processor.ts (the built dist/ module, fed by the SDK's
+// BasicTracerProvider): what it holds once spans are exported, and what it exports.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { BoundedBatchSpanProcessor } from '../../dist/processors/bounded-batch-span-processor.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+
+const OPTIONS = { maxQueueBytes: 16 * 1024 * 1024, scheduledDelayMs: 5000, maxExportBatchSize: 512, exportTimeoutMs: 30_000, spansPerExport: 64, destination: 'test' };
+
+/** A synchronous exporter, as the span-file exporter is; it keeps only the names of what it was given. */
+function namesExporter() {
+  const names = [];
+  return { names, export: (spans, done) => (names.push(...spans.map((s) => s.name)), done({ code: 0 })), shutdown: () => Promise.resolve() };
+}
+
+/** Starts and ends `n` spans; WeakRefs to them. */
+function endSpans(tracer, n) {
+  const refs = [];
+  for (let i = 0; i < n; i++) {
+    const span = tracer.startSpan(`span ${i}`);
+    span.end();
+    refs.push(new WeakRef(span));
+  }
+  return refs;
+}
+
+test('exported spans are let go at once: the processor holds no reference to a span it has exported', async () => {
+  const exporter = namesExporter();
+  const processor = new BoundedBatchSpanProcessor(exporter, OPTIONS);
+  const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('t');
+  // Fewer than the 1024 exported spans after which the queue used to be compacted. Made in a function of their own:
+  // an async function's registers would keep its last local alive across the awaits.
+  const refs = endSpans(tracer, 300);
+  await processor.forceFlush();
+  assert.equal(exporter.names.length, 300);
+  assert.deepEqual(exporter.names.slice(0, 2), ['span 0', 'span 1']);
+  // Collected only once nothing but the WeakRefs holds them; a later turn, so no stack slot does either.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  const alive = refs.filter((r) => r.deref() !== undefined).length;
+  assert.equal(alive, 0, `${alive} of 300 exported spans are still referenced`);
+});
+
+test('spans queued while a batch is out are exported after it, in order, none twice', async () => {
+  const exporter = namesExporter();
+  const processor = new BoundedBatchSpanProcessor(exporter, OPTIONS);
+  const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('t');
+  for (let i = 0; i < 700; i++) tracer.startSpan(`a ${i}`).end();
+  await processor.forceFlush();
+  for (let i = 0; i < 130; i++) tracer.startSpan(`b ${i}`).end();
+  await processor.forceFlush();
+  assert.deepEqual(exporter.names, [...Array.from({ length: 700 }, (_, i) => `a ${i}`), ...Array.from({ length: 130 }, (_, i) => `b ${i}`)]);
+});
