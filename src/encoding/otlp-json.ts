@@ -82,7 +82,7 @@ function attributes(attrs: Attributes): string {
 const MAX_CACHED_KEYS = 1024;
 const keyPrefixes = new Map<string, string>();
 
-/** `{"key":"<key>","value":` of an attribute key, made once per key (keys are internalized: the lookup hashes nothing). */
+/** `{"key":"<key>","value":` of an attribute key, made once per key (property keys are internalized strings: V8 keeps their hash). */
 function keyPrefix(key: string): string {
   let prefix = keyPrefixes.get(key);
   if (prefix === undefined) {
