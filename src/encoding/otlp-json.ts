@@ -112,7 +112,7 @@ function anyValue(value: unknown): string {
     let out = '{"kvlistValue":{"values":[';
     let first = true;
     for (const key of Object.keys(value)) {
-      out += `${first ? '' : ','}{"key":${quote(key)},"value":${anyValue((value as Record<string, unknown>)[key])}}`;
+      out += `${first ? '' : ','}${keyPrefix(key)}${anyValue((value as Record<string, unknown>)[key])}}`;
       first = false;
     }
     return `${out}]}}`;

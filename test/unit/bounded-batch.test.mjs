@@ -46,7 +46,7 @@ test('exported spans are let go at once: the processor holds no reference to a s
   assert.equal(alive, 0, `${alive} of 300 exported spans are still referenced`);
 });
 
-test('spans queued while a batch is out are exported after it, in order, none twice', async () => {
+test('a queue that drained is used again: two flushes export every span once, in order', async () => {
   const exporter = namesExporter();
   const processor = new BoundedBatchSpanProcessor(exporter, OPTIONS);
   const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('t');
