@@ -140,6 +140,37 @@ test('the span file renamed (rotated) and then deleted while the app runs: later
   assert.doesNotMatch(stderr, /losses:/);
 });
 
+test('a span file at TRACEHOOK_SPANS_MAX_BYTES: no line past it, every refused span counted, one line naming the variable, writing resumes after rotation', async (t) => {
+  const dir = spansDir(t);
+  const bound = 64 * 1024;
+  const app = start('burst-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_SPANS_MAX_BYTES: '64KiB', OTEL_BSP_SCHEDULE_DELAY: '20' } });
+  const [, port] = await app.ready();
+  // ≈ 500 bytes a span: 1000 spans are ≈ 8 times the bound.
+  await burst(port, { total: 200, concurrency: 10, path: '/full' });
+  const full = await waitForStats(port, (s) => s.queued === 0 && s.exporting === 0 && s.exported + s.dropped.writeFailed >= 1000);
+  const [file] = spanFiles(dir);
+  assert.ok(statSync(file).size <= bound, `${statSync(file).size} bytes, past the bound of ${bound}`);
+  assert.ok(statSync(file).size > bound / 2, `${statSync(file).size} bytes: the bound should be nearly reached`);
+  assert.ok(full.dropped.writeFailed > 500, `only ${full.dropped.writeFailed} spans refused`);
+  assert.equal(strictSpans(file).length, full.exported, 'exactly the spans counted as exported are in the file');
+
+  renameSync(file, `${file}.1`);
+  await burst(port, { total: 10, concurrency: 5, path: '/after' });
+  const afterPaths = () => strictSpans(file).filter((s) => s.kind === 'SERVER' && s.attributes['url.path'] === '/after');
+  await waitForStats(port, (s) => s.queued === 0 && s.exporting === 0 && existsSync(file) && afterPaths().length === 10);
+  await get(port, '/exit').catch(() => undefined);
+  const { code, stderr } = await app.done;
+  assert.equal(code, 0);
+  const losses = lossLine(stderr);
+  assert.ok(losses, stderr);
+  assert.equal(losses.exported, strictSpans(`${file}.1`).length + strictSpans(file).length, 'exactly the spans counted as exported are in the two files');
+  assert.equal(losses.writeFailed, losses.lost);
+  assert.equal(losses.exported + losses.lost, losses.ended);
+  const boundLines = stderr.split('\n').filter((l) => l.includes('TRACEHOOK_SPANS_MAX_BYTES'));
+  assert.ok(boundLines.length >= 1 && boundLines.length <= 4, stderr);
+  assert.match(boundLines[0], /^\[tracehook\] span-file: cannot write spans to .*\.jsonl: it reached its bound of 65536 bytes \(TRACEHOOK_SPANS_MAX_BYTES\); writing resumes once it is rotated or deleted; those spans are dropped and counted/);
+});
+
 test('disk full, then space again: no cut line, every lost span counted, writing resumes', { skip: !canMount && (isRoot ? 'mount -t tmpfs is not permitted here' : 'needs root to mount a small tmpfs') }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tracehook-full-'));
   assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=512k,mode=0700', 'tmpfs', dir]).status, 0);

@@ -18,7 +18,7 @@ import { readSamplingConfig } from './sampling.js';
 import type { SpanQueueConfig } from './span-queue.js';
 import { readSpanQueueConfig } from './span-queue.js';
 import type { SpansDirConfig } from './spans-dir.js';
-import { readSpansDirConfig } from './spans-dir.js';
+import { readSpansDirConfig, readSpansMaxBytes } from './spans-dir.js';
 import type { TimeBounds } from './time-bounds.js';
 import { readTimeBounds } from './time-bounds.js';
 import type { TracesExporterName } from './traces-exporter.js';
@@ -57,6 +57,8 @@ export interface TracehookConfig
   tracesExporters: TracesExporterName[];
   /** `TRACEHOOK_MAX_QUEUE_BYTES` and `OTEL_BSP_*`: queueing and batching of ended spans. */
   spanQueue: SpanQueueConfig;
+  /** `TRACEHOOK_SPANS_MAX_BYTES`: the size a span file may reach, bytes; default 256 MiB. */
+  spansMaxBytes: number;
   /** `OTEL_PROPAGATORS`, lowercased; default `['tracecontext', 'baggage']`. */
   propagators: string[];
   /** `TRACEHOOK_TRACER`: tracehook's lean span or the SDK's own tracer; default `lean`. */
@@ -93,6 +95,7 @@ export function readConfig(env: Env): TracehookConfig {
   const selection = readInstrumentationSelection(env, errors);
   const messagingSpans = readBoolean(env, 'TRACEHOOK_MESSAGING_SPANS', true, errors);
   const spanQueue = readSpanQueueConfig(env, errors);
+  const spansMaxBytes = readSpansMaxBytes(env, errors);
   const service = readServiceConfig(env, errors);
   const requestData = readRequestDataConfig(env, errors);
   const logLevel = readLogLevel(env, errors);
@@ -109,6 +112,7 @@ export function readConfig(env: Env): TracehookConfig {
     ...otlp,
     ...readSpansDirConfig(env),
     spanQueue,
+    spansMaxBytes,
     ...timeBounds,
     propagators,
     ...selection,

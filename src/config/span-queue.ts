@@ -1,4 +1,4 @@
-import { fallbackError } from './config-error.js';
+import { readBytes } from './bytes.js';
 import type { ConfigError } from './config-error.js';
 import type { Env } from './env.js';
 import { readString } from './env.js';
@@ -33,7 +33,7 @@ export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
  */
 export function readSpanQueueConfig(env: Env, errors: ConfigError[]): SpanQueueConfig {
   return {
-    maxQueueBytes: readQueueBytes(env, errors),
+    maxQueueBytes: readBytes(env, 'TRACEHOOK_MAX_QUEUE_BYTES', DEFAULT_MAX_QUEUE_BYTES, '16MiB', errors),
     maxQueueSpans: readString(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ? readWholeNumber(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1, errors) : undefined,
     scheduledDelayMs: readWholeNumber(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 0, errors, 'a whole number of ms'),
     maxExportBatchSize: readWholeNumber(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, errors),
@@ -41,15 +41,3 @@ export function readSpanQueueConfig(env: Env, errors: ConfigError[]): SpanQueueC
   };
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3 };
-
-/** `TRACEHOOK_MAX_QUEUE_BYTES`: `65536`, `64KiB`, `64MiB`, `1GiB` (`K`, `M`, `G` and `B` too, case-insensitive). */
-function readQueueBytes(env: Env, errors: ConfigError[]): number {
-  const raw = readString(env, 'TRACEHOOK_MAX_QUEUE_BYTES');
-  if (raw === undefined) return DEFAULT_MAX_QUEUE_BYTES;
-  const m = /^(\d+)\s*([a-z]*)$/i.exec(raw);
-  const unit = m ? UNITS[m[2].toLowerCase()] : undefined;
-  if (m && unit !== undefined) return Number(m[1]) * unit;
-  errors.push(fallbackError('TRACEHOOK_MAX_QUEUE_BYTES', raw, 'bytes as a whole number, optionally with KiB, MiB or GiB; using 16MiB'));
-  return DEFAULT_MAX_QUEUE_BYTES;
-}

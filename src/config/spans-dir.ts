@@ -1,5 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readBytes } from './bytes.js';
+import type { ConfigError } from './config-error.js';
 import type { Env } from './env.js';
 import { readString } from './env.js';
 
@@ -26,4 +28,16 @@ export function readSpansDirConfig(env: Env): SpansDirConfig {
   const explicit = readString(env, 'TRACEHOOK_SPANS_DIR');
   if (explicit) return { spansDir: explicit };
   return { spansDir: DEFAULT_SPANS_DIR, spansFallbackDir: join(tmpdir(), `spans-${process.geteuid?.() ?? 'user'}`) };
+}
+
+/**
+ * Default of `TRACEHOOK_SPANS_MAX_BYTES`: 256 MiB per span file, ≈ 250 000 HTTP server spans. Span files are the
+ * default destination, in `/tmp`, which is memory on systems that mount it as tmpfs (Debian 13's default, Fedora's,
+ * Arch's): with no bound, a busy service left on the default would fill it at ≈ 1 KB per request.
+ */
+export const DEFAULT_SPANS_MAX_BYTES = 256 * 1024 ** 2;
+
+/** `TRACEHOOK_SPANS_MAX_BYTES`, bytes (`65536`, `64KiB`, `256MiB`, `1GiB`); a bad value keeps the default, with one error. */
+export function readSpansMaxBytes(env: Env, errors: ConfigError[]): number {
+  return readBytes(env, 'TRACEHOOK_SPANS_MAX_BYTES', DEFAULT_SPANS_MAX_BYTES, '256MiB', errors);
 }

@@ -5,7 +5,8 @@ import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { logDebug, logWarn, warnOnce } from '../diag/logger.js';
 import { spansToOtlpJson } from './json-trace-serializer.js';
-import { UnsafePathError, isStillAt, openPrivateFile, preparePrivateDir } from './private-file.js';
+import { DEFAULT_SPANS_MAX_BYTES } from '../config/spans-dir.js';
+import { UnsafePathError, openPrivateFile, preparePrivateDir, sizeIfStillAt } from './private-file.js';
 import { SpanWriteError } from './span-write-error.js';
 
 /** Spans per JSON line: ≈ 0.3 ms of encoding, the unit a caller can schedule writing in. */
@@ -23,6 +24,13 @@ export interface FileSpanExporterOptions {
    * sticky bit, a symlink of another user's). Without it an unsafe `dir` means no span files.
    */
   fallbackDir?: string;
+  /**
+   * The size the file may reach, bytes (default 256 MiB, the default of `TRACEHOOK_SPANS_MAX_BYTES`, which the
+   * default hook passes). A line that would take the file past it is not written: its spans fail the export,
+   * counted as lost. Worker threads append to the same file, each checking before its own line, so the file
+   * may pass the bound by at most one line per thread.
+   */
+  maxBytes?: number;
 }
 
 /**
@@ -38,9 +46,10 @@ export interface FileSpanExporterOptions {
  * was deleted or renamed away (rotated) is reopened at the next export.
  *
  * A line is written whole or not at all: after a short write (disk full, file size limit) the file
- * is truncated back to the end of the last whole line. Lines that could not be written fail the
- * export with a {@link SpanWriteError} giving how many spans were lost; each distinct cause is one
- * stderr line with a running count. Never throws.
+ * is truncated back to the end of the last whole line. The file never grows past `maxBytes` (default
+ * 256 MiB): once a line would take it past, lines are refused until the file is rotated or deleted.
+ * Lines that could not be written fail the export with a {@link SpanWriteError} giving how many spans
+ * were lost; each distinct cause is one stderr line with a running count. Never throws.
  * @see OpenTelemetry specification, "OTLP File Exporter" (file format)
  */
 export class FileSpanExporter implements SpanExporter {
@@ -53,6 +62,9 @@ export class FileSpanExporter implements SpanExporter {
   private activeDir: string;
   readonly fileName: string;
   private readonly fallbackDir: string | undefined;
+  private readonly maxBytes: number;
+  /** The open file's size, bytes, as of the last check of it. */
+  private size = 0;
 
   /**
    * @param dir - the spans directory, created (0700) on the first export (the default hook's is
@@ -67,6 +79,7 @@ export class FileSpanExporter implements SpanExporter {
     const opts = typeof options === 'string' ? { fileName: options } : options;
     this.fileName = opts.fileName ?? `${process.pid}.jsonl`;
     this.fallbackDir = opts.fallbackDir;
+    this.maxBytes = opts.maxBytes ?? DEFAULT_SPANS_MAX_BYTES;
     this.activeDir = dir;
   }
 
@@ -95,6 +108,9 @@ export class FileSpanExporter implements SpanExporter {
     const fd = this.file();
     if (this.cutLine) text = `\n${text}`;
     const length = Buffer.byteLength(text);
+    if (this.size + length > this.maxBytes) {
+      throw Object.assign(new Error(`it reached its bound of ${this.maxBytes} bytes (TRACEHOOK_SPANS_MAX_BYTES); writing resumes once it is rotated or deleted`), { code: 'ERR_TRACEHOOK_SPANS_MAX_BYTES' });
+    }
     const written = writeSync(fd, text);
     this.cutLine = false;
     if (written === length) return;
@@ -111,23 +127,30 @@ export class FileSpanExporter implements SpanExporter {
     }
   }
 
-  /** The open file: opened on first use, reopened when it was deleted or rotated away. */
+  /** The open file (its size in {@link size}): opened on first use, reopened when it was deleted or rotated away. */
   private file(): number {
     if (this.closed) throw new Error('FileSpanExporter is shut down');
     if (this.refused) throw this.refused;
-    if (this.fd !== undefined && !isStillAt(this.fd, this.path)) {
+    if (this.fd !== undefined) {
+      const size = sizeIfStillAt(this.fd, this.path);
+      if (size !== undefined) {
+        this.size = size;
+        return this.fd;
+      }
       logDebug('span-file', `${this.path} was deleted or moved: reopening it`);
       this.close();
     }
-    if (this.fd === undefined) this.fd = this.open();
-    return this.fd;
+    const { fd, size } = this.open();
+    this.size = size;
+    this.fd = fd;
+    return fd;
   }
 
   /**
    * Opens the file in the spans directory, or in the fallback directory when that one is unsafe or
    * not ours to write (a `/tmp/spans` that root or another user created 0700 first).
    */
-  private open(): number {
+  private open(): { fd: number; size: number } {
     try {
       preparePrivateDir(this.activeDir);
       return openPrivateFile(this.path);

@@ -52,10 +52,10 @@ export function preparePrivateDir(dir: string): void {
  * Opens `path` for appending without following a symlink (O_NOFOLLOW), creating it with mode 0600,
  * and checks what was opened: a regular file, ours, with no other hard link (a planted hard link to
  * another file would have one). A file of ours left readable by others is made 0600.
- * @returns the file descriptor
+ * @returns the file descriptor and the file's size when opened, bytes
  * @throws UnsafePathError for a symlink, FIFO, another user's file or a hard link; fs errors as they are
  */
-export function openPrivateFile(path: string): number {
+export function openPrivateFile(path: string): { fd: number; size: number } {
   let fd: number;
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
@@ -73,7 +73,7 @@ export function openPrivateFile(path: string): number {
     if (me !== undefined && st.uid !== me) throw new UnsafePathError(`${path} is owned by uid ${st.uid}, another user`);
     if (st.nlink !== 1) throw new UnsafePathError(`${path} has ${st.nlink} hard links`);
     if ((st.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
-    return fd;
+    return { fd, size: st.size };
   } catch (err) {
     closeSync(fd);
     throw err;
@@ -89,16 +89,16 @@ function isSymlink(path: string): boolean {
 }
 
 /**
- * True while `fd` is still the file at `path`: not deleted (nlink 0), not renamed away (rotated),
- * not replaced. Two stat calls, cheap enough for every export.
+ * The size of `fd`, bytes, while it is still the file at `path`: not deleted (nlink 0), not renamed away
+ * (rotated), not replaced; else undefined. Two stat calls, cheap enough for every export.
  */
-export function isStillAt(fd: number, path: string): boolean {
+export function sizeIfStillAt(fd: number, path: string): number | undefined {
   try {
     const open = fstatSync(fd);
-    if (open.nlink === 0) return false;
+    if (open.nlink === 0) return undefined;
     const now = lstatSync(path);
-    return now.ino === open.ino && now.dev === open.dev;
+    return now.ino === open.ino && now.dev === open.dev ? open.size : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

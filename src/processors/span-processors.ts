@@ -79,7 +79,7 @@ export function defaultSpanProcessors(config: TracehookConfig, synchronous = fal
     case 'otlp':
       return [new BoundedBatchSpanProcessor(createOtlpSpanExporter(config.otlpProtocol), { ...config.spanQueue, destination: otlpDestination(config) })];
     default: {
-      const exporter = new FileSpanExporter(config.spansDir, { fallbackDir: config.spansFallbackDir });
+      const exporter = new FileSpanExporter(config.spansDir, { fallbackDir: config.spansFallbackDir, maxBytes: config.spansMaxBytes });
       return [new BoundedBatchSpanProcessor(exporter, { ...config.spanQueue, spansPerExport: LINE_SPANS, destination: 'span files' })];
     }
   }

@@ -174,6 +174,15 @@ test('TRACEHOOK_SPANS_DIR: a directory, no fallback for an explicit one', () => 
   assert.equal(c.spansFallbackDir, undefined);
 });
 
+test('TRACEHOOK_SPANS_MAX_BYTES: 256 MiB by default, bytes with units; a bad value keeps the default with one error', () => {
+  assert.equal(readConfig({}).spansMaxBytes, 256 * 1024 ** 2);
+  assert.equal(readConfig({ TRACEHOOK_SPANS_MAX_BYTES: '64KiB' }).spansMaxBytes, 65536);
+  assert.equal(readConfig({ TRACEHOOK_SPANS_MAX_BYTES: '2G' }).spansMaxBytes, 2 * 1024 ** 3);
+  const err = oneError({ TRACEHOOK_SPANS_MAX_BYTES: '1TB' });
+  assert.equal(err.message, 'TRACEHOOK_SPANS_MAX_BYTES="1TB" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 256MiB');
+  assert.equal(err.disablesTracing, false);
+});
+
 test('span queue: bytes with units, OTEL_BSP_* whole numbers; bad values keep the default with one error each', () => {
   const q = (env) => readConfig(env).spanQueue;
   assert.equal(q({ TRACEHOOK_MAX_QUEUE_BYTES: '65536' }).maxQueueBytes, 65536);
