@@ -72,6 +72,31 @@ test('a backend answering 200 with garbage: one warning with a running count, no
   assert.doesNotMatch(stderr, /garbage|\n\s+at /);
 });
 
+for (const tracer of ['lean', 'stock']) {
+  test(`an app that touches 1000 ended spans (TRACEHOOK_TRACER=${tracer}): a few lines with running counts, not one per span`, async (t) => {
+    const dir = spansDir(t);
+    const { code, stdout, stderr } = await run('ended-span-app.mjs', { args: ['1000'], env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_TRACER: tracer } });
+    assert.equal(code, 0);
+    assert.equal(stdout, 'done\n');
+    const lines = stderr.split('\n').filter(Boolean);
+    // The 1st, 10th, 100th and 1000th time, per problem (an operation on an ended span, a second end()), and totals at exit.
+    assert.ok(lines.length >= 2 && lines.length <= 10, `${lines.length} lines:\n${lines.slice(0, 12).join('\n')}`);
+    assert.ok(lines.some((l) => l.endsWith('(1000 times so far)')), stderr);
+    assert.equal((await readSpans(dir)).length, 1000);
+  });
+}
+
+test('an app whose ended spans each have a name of their own: the distinct problems kept apart are bounded, the rest counted together', async (t) => {
+  const dir = spansDir(t);
+  const { code, stderr } = await run('ended-span-app.mjs', { args: ['3000', 'names'], env: { TRACEHOOK_SPANS_DIR: dir } });
+  assert.equal(code, 0);
+  const lines = stderr.split('\n').filter(Boolean);
+  // At most 20 problems of a line each (and their totals at exit), then one shared problem printed at 1, 10, 100, 1000 and at exit.
+  assert.ok(lines.length <= 2 * 20 + 5, `${lines.length} lines`);
+  assert.ok(lines.some((l) => l.includes('more than 20 kinds of problem, counted together from here; the latest: ')), stderr.slice(-2000));
+  assert.equal((await readSpans(dir)).length, 3000);
+});
+
 test('OTEL_LOG_LEVEL=debug prints OpenTelemetry messages with their arguments', async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());

@@ -1,6 +1,6 @@
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Context, Span } from '@opentelemetry/api';
-import { logWarn } from '../diag/logger.js';
+import { warnOnce } from '../diag/logger.js';
 import { endSpan, markSpanError } from '../context/span-error.js';
 import { getApiTracer } from '../context/tracer.js';
 import { BATCH_INDEX_ATTRIBUTE, BATCH_SIZE_ATTRIBUTE, BATCH_WAIT_MS_ATTRIBUTE } from './batch-attributes.js';
@@ -117,7 +117,8 @@ export function batch<T, R>(handler: BatchHandler<T, R>, options: BatchOptions =
       const results: unknown = await context.with(trace.setSpan(parent, span), () => handler(entries.map((e) => e.item)));
       if (!Array.isArray(results) || results.length !== entries.length) {
         const err = new TypeError(`batch(${name}): the handler returned ${describe(results)} for ${entries.length} items; expected an array of ${entries.length} results in item order`);
-        logWarn('batch', err.message);
+        // The same handler bug on every batch is one problem with a running count.
+        warnOnce('batch', `results:${name}`, err.message);
         throw err;
       }
       endSpan(span);

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import type { DiagLogger } from '@opentelemetry/api';
 import { DiagLogLevel, diag } from '@opentelemetry/api';
 import type { LogLevel } from '../config/log-level.js';
-import { logDebug, warnOnce } from './logger.js';
+import { logDebug, problemOf, warnOnce } from './logger.js';
 
 /** Longest argument text on a WARN line: a backend's garbage response must not flood stderr. */
 const SHORT_ARG_CHARS = 200;
@@ -17,11 +17,10 @@ export function installDiagLogger(level: LogLevel): void {
   const logLevel = DiagLogLevel[level];
   const full = logLevel >= DiagLogLevel.DEBUG;
   const line = (message: string, args: unknown[]) => (full ? formatFull(message, args) : formatShort(message, args));
-  // Counts and ports vary from one occurrence to the next: the problem is the text without digits.
   const counted = (message: string, ...args: unknown[]) => {
     const text = line(message, args);
     if (full) logDebug('otel', text);
-    else warnOnce('otel', `otel:${message.replace(/\d+/g, 'N')}`, text);
+    else warnOnce('otel', `otel:${problemOf(message)}`, text);
   };
   const logger: DiagLogger = {
     error: counted,

@@ -26,6 +26,13 @@ interface LoggerState {
   seen: Map<string, Seen>;
 }
 
+/**
+ * Distinct problems kept apart by {@link warnOnce}; the ones past it share one entry. A message made of
+ * per-request values (a span name, say) must cost neither memory nor a stderr line per request.
+ */
+export const MAX_DISTINCT_PROBLEMS = 20;
+const OVERFLOW_KEY = '\u0000more';
+
 function state(): LoggerState {
   const g = globalThis as typeof globalThis & { [LOGGER_KEY]?: LoggerState };
   if (!g[LOGGER_KEY]) {
@@ -66,19 +73,34 @@ export function logDebug(component: string, message: string): void {
 /**
  * Logs `message` at WARN the first time `key` is seen, then again with the running count the 10th,
  * 100th, 1000th… time (the latest message text, so numbers in it are never hidden), and the total
- * at exit ({@link printProblemTotals}).
- * @returns how many times `key` has been seen, this call included.
+ * at exit ({@link printProblemTotals}). Past {@link MAX_DISTINCT_PROBLEMS} keys, new keys are counted
+ * together as one problem, printed the same way with the latest message.
+ * @returns how many times `key` (or, past the bound, any new key) has been seen, this call included.
  */
 export function warnOnce(component: string, key: string, message: string): number {
   const seen = state().seen;
   let entry = seen.get(key);
-  if (!entry) seen.set(key, (entry = { component, message, count: 0, printed: 0 }));
+  if (!entry && seen.size >= MAX_DISTINCT_PROBLEMS) {
+    entry = seen.get(OVERFLOW_KEY);
+    message = `more than ${MAX_DISTINCT_PROBLEMS} kinds of problem, counted together from here; the latest: ${message}`;
+  }
+  if (!entry) seen.set(seen.size >= MAX_DISTINCT_PROBLEMS ? OVERFLOW_KEY : key, (entry = { component, message, count: 0, printed: 0 }));
+  entry.component = component;
   entry.message = message;
   const n = ++entry.count;
   if (n === 1) write('WARN', component, message);
   else if (isPowerOfTen(n)) write('WARN', component, `${message} (${n} times so far)`);
   if (n === 1 || isPowerOfTen(n)) entry.printed = n;
   return n;
+}
+
+/**
+ * What stays the same from one occurrence of a message to the next, for a {@link warnOnce} key: the text
+ * without hex ids of 8 characters or more (OpenTelemetry's "Cannot execute the operation on ended Span
+ * {traceId: …, spanId: …}" comes once per span an app touches after its end) and without counts and ports.
+ */
+export function problemOf(message: string): string {
+  return message.replace(/[0-9a-f]{8,}/gi, 'H').replace(/\d+/g, 'N');
 }
 
 function isPowerOfTen(n: number): boolean {

@@ -4,7 +4,7 @@ import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode, suppressTracing } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { SpanQueueConfig } from '../config/span-queue.js';
-import { warnOnce } from '../diag/logger.js';
+import { problemOf, warnOnce } from '../diag/logger.js';
 import { isShutdownBoundError, tracingStats } from '../diag/tracing-stats.js';
 import { getPreloadState } from '../state.js';
 import { isSpanWriteError } from '../exporters/span-write-error.js';
@@ -223,7 +223,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     }
     stats.dropped.exportFailed += spans;
     const cause = describeExportError(error);
-    warnOnce('exporter', `export:${this.options.destination}:${cause.replace(/\d+/g, 'N')}`, `export to ${this.options.destination} failed: ${cause}; those spans are dropped and counted`);
+    warnOnce('exporter', `export:${this.options.destination}:${problemOf(cause)}`, `export to ${this.options.destination} failed: ${cause}; those spans are dropped and counted`);
   }
 }
 
