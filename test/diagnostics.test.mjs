@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
 import { startReceiver } from './helpers/otlp-receiver.mjs';
-import { readSpans, run, spansDir } from './helpers/fixture.mjs';
+import { readSpans, run, spansDir, start } from './helpers/fixture.mjs';
 import { lossLine } from './helpers/span-file-checks.mjs';
 
 /** An OTLP/HTTP "backend" that answers every export with `status` and a body that is not OTLP. */
@@ -95,6 +95,18 @@ test('an app whose ended spans each have a name of their own: the distinct probl
   assert.ok(lines.length <= 2 * 20 + 5, `${lines.length} lines`);
   assert.ok(lines.some((l) => l.includes('more than 20 kinds of problem, counted together from here; the latest: ')), stderr.slice(-2000));
   assert.equal((await readSpans(dir)).length, 3000);
+});
+
+test("an app whose stderr reader has gone away (a pipe to a process that ended) runs to its end while tracehook warns", async (t) => {
+  const dir = spansDir(t);
+  // A configuration error at startup, then warnings while it runs: each one a write to the closed pipe.
+  const app = start('ended-span-app.mjs', { args: ['100'], env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_MAX_QUEUE_BYTES: 'lots' } });
+  app.child.stderr.destroy();
+  const { code, signal, stdout } = await app.done;
+  assert.equal(signal, null);
+  assert.equal(code, 0, 'the app ended as it does untraced');
+  assert.equal(stdout, 'done\n');
+  assert.equal((await readSpans(dir)).length, 100);
 });
 
 test('OTEL_LOG_LEVEL=debug prints OpenTelemetry messages with their arguments', async (t) => {

@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { getConfig } from '../config/current.js';
 import type { LogLevel } from '../config/log-level.js';
 import { LOG_LEVELS } from '../config/log-level.js';
@@ -41,12 +42,23 @@ function state(): LoggerState {
   return g[LOGGER_KEY];
 }
 
+/**
+ * Writes to file descriptor 2 directly, synchronously, never through `process.stderr`: a stream whose
+ * reader has gone away (a pipe to `head`, a log shipper that died) emits EPIPE as an `'error'` event,
+ * which, with no listener, ends an app that itself never writes to stderr. A write that fails here
+ * throws, and the line is dropped. It also leaves `process.stderr` unmade until the app makes it.
+ */
 function write(level: LogLevel, component: string, message: string): void {
   if (state().level < LOG_LEVELS.indexOf(level)) return;
   try {
-    process.stderr.write(`[tracehook] ${component}: ${message}\n`);
+    const line = Buffer.from(`[tracehook] ${component}: ${message}\n`);
+    for (let at = 0; at < line.length; ) {
+      const n = writeSync(2, line, at);
+      if (n <= 0) break;
+      at += n;
+    }
   } catch {
-    // stderr closed: nothing useful left to do, and the app must not see it.
+    // stderr closed or gone (EPIPE, EBADF), or full and non-blocking (EAGAIN): the app must not see it.
   }
 }
 
