@@ -4,7 +4,7 @@ import { exitSafeExporters } from '../exporters/exit-safe-span-exporter.js';
 import { endOpenSpans } from '../processors/open-span-processor.js';
 import { getPreloadState } from '../state.js';
 import type { ExitSignal } from './signals.js';
-import { EXIT_SIGNALS, addHiddenListener, appSignalListeners, isListening, patchSelfKill, removeHiddenSignalListener } from './signals.js';
+import { EXIT_SIGNALS, addHiddenListener, appSignalListeners, isListening, onProcessEvent, patchSelfKill, removeHiddenSignalListener } from './signals.js';
 import { unrefExportTimers, withUnrefTimers } from './unref-timers.js';
 import { isMainThread } from '../workers/thread.js';
 
@@ -108,7 +108,7 @@ export function installExitHandlers(provider: Flushable, timeoutMs: number): voi
   };
 
   let draining = false;
-  addHiddenListener('beforeExit', () => {
+  onProcessEvent('beforeExit', () => {
     // A drain that reached the bound is left pending: the process may end.
     if (draining) return;
     draining = true;
@@ -123,7 +123,7 @@ export function installExitHandlers(provider: Flushable, timeoutMs: number): voi
     });
   });
 
-  addHiddenListener('exit', () => runFinalSteps('exit'));
+  onProcessEvent('exit', () => runFinalSteps('exit'));
 
   // Signals reach the main thread only; a worker thread's spans are flushed by its own exit.
   if (!isMainThread) return;

@@ -29,6 +29,10 @@ export type ExitSignal = (typeof EXIT_SIGNALS)[number];
  */
 interface SignalPatch {
   hidden: Set<(...args: unknown[]) => unknown>;
+  /** What runs, in order, when `process` emits each event of {@link onProcessEvent}, before the app's listeners. */
+  handlers: Map<string, Listener[]>;
+  /** The preload's listener of each signal, registered while the app has none, or one, of its own (see {@link addHiddenListener}). */
+  ours: Map<string, Listener>;
   removing: number;
   /** When each event name got its first visible listener (its place in `eventNames()` untraced). */
   created: Map<string | symbol, number>;
@@ -43,7 +47,7 @@ type ProcessWithPatch = NodeJS.Process & { [PATCH_KEY]?: SignalPatch };
 function patch(): SignalPatch {
   const proc = process as ProcessWithPatch;
   if (proc[PATCH_KEY]) return proc[PATCH_KEY];
-  const state: SignalPatch = { hidden: new Set(), removing: 0, created: new Map(), seq: 0 };
+  const state: SignalPatch = { hidden: new Set(), handlers: new Map(), ours: new Map(), removing: 0, created: new Map(), seq: 0 };
   proc[PATCH_KEY] = state;
   const visible = (list: Listener[]) => (state.hidden.size === 0 ? list : list.filter((l) => !state.hidden.has(l)));
   const { listeners, rawListeners, listenerCount, eventNames, emit } = process as unknown as Record<string, (...a: unknown[]) => unknown>;
@@ -69,18 +73,64 @@ function patch(): SignalPatch {
   });
   // process.emit carries every IPC message and warning: no rest/spread arrays per call.
   define('emit', () => function (this: unknown, type: unknown, name?: unknown, listener?: unknown) {
-    if (type === 'newListener' && this === process && !state.hidden.has(listener as Listener) && process.listeners(name as NodeJS.Signals).length === 0) {
-      state.created.set(name as string, ++state.seq);
+    if (type === 'newListener' && this === process && !state.hidden.has(listener as Listener)) {
+      const before = process.listeners(name as NodeJS.Signals).length;
+      if (before === 0) state.created.set(name as string, ++state.seq);
+      // The app's second listener: the first keeps Node listening, so ours steps out and the app's count is exact.
+      else stepAside(state, name as string);
     }
+    const handlers = this === process && typeof type === 'string' ? state.handlers.get(type) : undefined;
+    if (handlers !== undefined) runHandlers(handlers, type as string, name, listener);
     if (type !== 'removeListener') return Reflect.apply(emit, this, arguments);
     state.removing++;
     try {
       return Reflect.apply(emit, this, arguments);
     } finally {
       state.removing--;
+      if (this === process && !state.hidden.has(listener as Listener)) stepIn(state, name as string);
     }
   });
   return state;
+}
+
+/** Whether `listener` is in `process`'s own list for `event` (what Node calls). */
+function registered(event: string, listener: Listener): boolean {
+  const raw = Object.getPrototypeOf(process).listeners as (type: string) => Listener[];
+  return Reflect.apply(raw, process, [event]).includes(listener);
+}
+
+/** Removes the preload's listener of `signal` while the app has a listener of its own for it. */
+function stepAside(state: SignalPatch, signal: string): void {
+  const ours = state.ours.get(signal);
+  if (ours !== undefined && registered(signal, ours)) process.removeListener(signal, ours);
+}
+
+/** Registers the preload's listener of `signal` again once the app has removed its last own one. */
+function stepIn(state: SignalPatch, signal: string): void {
+  const ours = state.ours.get(signal);
+  if (ours !== undefined && !registered(signal, ours) && process.listeners(signal as NodeJS.Signals).length === 0) process.on(signal, ours);
+}
+
+function runHandlers(handlers: Listener[], type: string, a: unknown, b: unknown): void {
+  for (const handler of handlers) {
+    try {
+      handler(a, b);
+    } catch (err) {
+      logDebug('exit', `${type}: ${(err as Error)?.message ?? err}`);
+    }
+  }
+}
+
+/**
+ * Runs `handler` each time `process` emits `event`, before the app's listeners, with the event's first two
+ * arguments (`exit`'s code; `uncaughtExceptionMonitor`'s error and origin), without adding a listener: Node
+ * emits these events whether or not anyone listens, and a listener of ours would count towards the app's
+ * `setMaxListeners()` bound (10 by default), so that an app with 10 `exit` listeners of its own would see a
+ * MaxListenersExceededWarning it does not see untraced. A handler that throws is written at DEBUG level.
+ */
+export function onProcessEvent(event: 'exit' | 'beforeExit' | 'uncaughtExceptionMonitor', handler: (a: unknown, b: unknown) => void): void {
+  const handlers = patch().handlers;
+  handlers.set(event, [...(handlers.get(event) ?? []), handler]);
 }
 
 /** Replaces a method of `process` (an own property of the same enumerability; site `signals.process.<name>`). */
@@ -89,17 +139,26 @@ function define(name: string, wrapper: (original: (...args: unknown[]) => unknow
   wrap(process as unknown as Record<string, (...args: unknown[]) => unknown>, name, site, wrapper as (original: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown);
 }
 
-/** Adds `listener` for `event` (a signal, `exit` or `beforeExit`), invisible to the app (see above). */
-export function addHiddenListener(event: ExitSignal | 'exit' | 'beforeExit', listener: Listener): void {
+/**
+ * Adds `listener` for `signal`, invisible to the app (see above), and keeps it out of the app's way: from
+ * the app's second listener of `signal` on it is not registered (the app's own keep Node listening), and it is
+ * registered again when the app removes its last one. So `process.setMaxListeners()`'s bound (10 by
+ * default) is met at the same count as untraced, never by one listener of ours. One listener per signal.
+ */
+export function addHiddenListener(signal: ExitSignal, listener: Listener): void {
   const state = patch();
   state.hidden.add(listener);
-  process.on(event, listener);
+  state.ours.set(signal, listener);
+  if (process.listeners(signal).length >= 2) return;
+  process.on(signal, listener);
 }
 
-/** Removes a listener added by {@link addHiddenListener}. */
+/** Removes a listener added by {@link addHiddenListener}, for good. */
 export function removeHiddenSignalListener(signal: ExitSignal, listener: Listener): void {
+  const state = patch();
+  if (state.ours.get(signal) === listener) state.ours.delete(signal);
   process.removeListener(signal, listener);
-  patch().hidden.delete(listener);
+  state.hidden.delete(listener);
 }
 
 /** How many listeners of the app's (and its libraries') `signal` has. */
@@ -107,10 +166,9 @@ export function appSignalListeners(signal: ExitSignal): number {
   return process.listeners(signal).length;
 }
 
-/** Whether `listener` (added by {@link addHiddenListener}) is still registered: the app may have removed all listeners. */
+/** Whether `listener` (added by {@link addHiddenListener}) is registered now: the app may have removed all listeners. */
 export function isListening(signal: ExitSignal, listener: Listener): boolean {
-  const raw = Object.getPrototypeOf(process).listeners as (type: string) => Listener[];
-  return Reflect.apply(raw, process, [signal]).includes(listener);
+  return registered(signal, listener);
 }
 
 /** The signal name of `signal` as given to `process.kill` (name or number; default SIGTERM), if it is one of ours. */

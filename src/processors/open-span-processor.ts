@@ -3,6 +3,7 @@ import { trace } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { markSpanError } from '../context/span-error.js';
 import { logDebug } from '../diag/logger.js';
+import { onProcessEvent } from '../preload/signals.js';
 import { getPreloadState } from '../state.js';
 
 /** Set on spans that were still open when the process ended and were ended by tracehook. Ours: the semantic conventions have none. */
@@ -45,7 +46,7 @@ function openSpans(): OpenSpans {
  * a crash's trace then shows what the process was doing. Put it first among the span processors.
  * The preload's exit steps call {@link endOpenSpans} before the final export (`exit`, a signal, or the
  * app signalling itself). Creating one installs, once per thread, an `'uncaughtExceptionMonitor'`
- * listener that records the exception on the span active where it was thrown (status ERROR); it does
+ * handler (not a listener the app could count) that records the exception on the span active where it was thrown (status ERROR); it does
  * not change how the process ends. Never throws.
  */
 export class OpenSpanProcessor implements SpanProcessor {
@@ -119,7 +120,7 @@ function listenOnce(): void {
   const open = openSpans();
   if (open.listening) return;
   open.listening = true;
-  process.on('uncaughtExceptionMonitor', recordUncaught);
+  onProcessEvent('uncaughtExceptionMonitor', recordUncaught);
 }
 
 // The context active in the monitor is that of the callback that threw (AsyncLocalStorage keeps it).

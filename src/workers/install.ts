@@ -1,6 +1,7 @@
 import type { TracehookConfig } from '../config/environment.js';
 import { logWarn } from '../diag/logger.js';
 import { whenBuiltinLoaded } from '../patch/builtin-loaded.js';
+import { onProcessEvent } from '../preload/signals.js';
 import { installChildProcessChild, installChildProcessParent } from './child-process.js';
 import { installPoolMain, installPoolPorts } from './pool-main.js';
 import { installPoolWorker, onPoolStartup } from './pool-worker.js';
@@ -53,7 +54,7 @@ export function installWorkerPropagation(config: TracehookConfig): void {
     syncExports();
   });
   guarded('pools', installPoolMain);
-  guarded('exit', () => process.on('exit', flushWorkersSync));
+  guarded('exit', () => onProcessEvent('exit', flushWorkersSync));
   syncExports();
 
   guarded('startup context', () => enterStartupContext(startupCarrier));
