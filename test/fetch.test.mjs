@@ -47,6 +47,24 @@ for (const path of ['/fetch', '/undici']) {
   });
 }
 
+for (const path of ['/fetch', '/undici']) {
+  test(`${path}: sensitive query values are REDACTED in the CLIENT span's url.full and url.query, the rest kept`, async (t) => {
+    const apps = await startPair(t);
+    const query = '?api_key=SECRET-k1&x=2&sig=SECRET-s3&q=a%20b&access_token=SECRET-t0';
+    const res = await get(apps.callerPort, `${path}?port=${apps.calleePort}&forward=${encodeURIComponent(query)}`);
+    assert.equal(res.body, 'ok');
+    const spans = await apps.stop();
+    const client = spans.find((s) => s.kind === 'CLIENT');
+    assert.ok(client, JSON.stringify(spans.map((s) => [s.name, s.kind])));
+    const redacted = '?api_key=REDACTED&x=2&sig=REDACTED&q=a%20b&access_token=REDACTED';
+    assert.equal(client.attributes['url.full'], `http://127.0.0.1:${apps.calleePort}/${redacted}`);
+    assert.equal(client.attributes['url.query'], redacted);
+    // Nor in the called service's SERVER span (the caller's own carries the test's `forward` parameter as sent).
+    const called = spans.filter((s) => !(s.kind === 'SERVER' && s.attributes['url.path'] === path));
+    assert.doesNotMatch(JSON.stringify(called.map((s) => s.attributes)), /SECRET/);
+  });
+}
+
 test('OTEL_NODE_DISABLED_INSTRUMENTATIONS=undici: fetch makes no CLIENT span and the called service starts its own trace', async (t) => {
   const apps = await startPair(t, { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'undici' });
   assert.equal((await get(apps.callerPort, `/fetch?port=${apps.calleePort}`)).body, 'ok');

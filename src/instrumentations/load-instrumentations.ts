@@ -119,8 +119,9 @@ function bundledFile(name: string): string {
   return join(packageRoot(), 'dist', 'instrumentations', 'bundled', `${name}.js`);
 }
 
-/** Per-instrumentation options; with the fast server side, the stock one keeps only the client side. */
+/** Per-instrumentation options: undici's CLIENT spans redacted as http's; with the fast server side, the stock http one keeps only the client side. */
 function instrumentationConfig(name: string, httpServer: 'fast' | 'stock', requestData?: RequestDataConfig): Record<string, unknown> | undefined {
+  if (name === 'undici') return requestData && (require('./http/undici-options.js') as typeof import('./http/undici-options.js')).undiciOptions(requestData);
   if (name !== 'http') return undefined;
   const { stockHttpOptions } = require('./http/stock-http-options.js') as typeof import('./http/stock-http-options.js');
   return { ...(requestData && stockHttpOptions(requestData)), requireParentforOutgoingSpans: false, disableIncomingRequestInstrumentation: httpServer === 'fast' };
