@@ -3,10 +3,11 @@
 // CLIENT spans under the SERVER span, for ESM and CommonJS apps; the enabled/disabled variables narrow the set.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { render, targets } from '../scripts/instrumentation-targets.mjs';
 import { startPostgres, startRedis } from './helpers/db-servers.mjs';
-import { get, readSpans, ROOT, spansDir, start } from './helpers/fixture.mjs';
+import { get, readSpans, ROOT, run, spansDir, start } from './helpers/fixture.mjs';
 import { DEFAULT_INSTRUMENTATIONS, OFF_BY_DEFAULT } from '../dist/config/instrumentation-defaults.js';
 
 const dbSystem = (s) => s.attributes['db.system'] ?? s.attributes['db.system.name'];
@@ -51,9 +52,11 @@ for (const [fixture, preload, route] of [
     const server = spans.find((s) => s.kind === 'SERVER');
     assert.equal(server.name, route);
     const inTrace = spans.filter((s) => s.traceId === server.traceId);
-    const pgQuery = inTrace.find((s) => s.kind === 'CLIENT' && dbSystem(s) === 'postgresql' && /SELECT/.test(statement(s) ?? ''));
-    assert.ok(pgQuery, JSON.stringify(spans.map((s) => [s.name, s.kind, s.attributes])));
-    assert.equal(statement(pgQuery), 'SELECT $1::int AS id');
+    const pgQueries = inTrace.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'postgresql' && /SELECT/.test(statement(s) ?? ''));
+    assert.deepEqual(pgQueries.map(statement).sort(), ['SELECT $1::int AS id', 'SELECT ? AS note, ? AS answer'], JSON.stringify(spans.map((s) => [s.name, s.kind, s.attributes])));
+    const pgQuery = pgQueries.find((s) => statement(s) === 'SELECT $1::int AS id');
+    // The literals of the second query reach no span, under any attribute.
+    assert.doesNotMatch(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events.map((e) => e.attributes)])), /SECRET-literal/);
     // The first command also connects (connect, info, …); the app's own commands are set and get.
     const redisSpans = inTrace.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'redis' && ['set', 'get'].includes(s.name));
     assert.deepEqual([...new Set(redisSpans.map((s) => s.name))].sort(), ['get', 'set'], JSON.stringify(redisSpans.map((s) => s.attributes)));
@@ -62,13 +65,30 @@ for (const [fixture, preload, route] of [
     assert.equal(redisGet.attributes['server.port'] ?? redisGet.attributes['net.peer.port'], Number(env.REDIS_PORT));
     // Each DB span descends from the SERVER span (pg may put its query under a pool-connect span).
     const byId = new Map(inTrace.map((s) => [s.spanId, s]));
-    for (const span of [pgQuery, ...redisSpans]) {
+    for (const span of [...pgQueries, ...redisSpans]) {
       let p = byId.get(span.parentSpanId);
       while (p && p !== server) p = byId.get(p.parentSpanId);
       assert.equal(p, server, `${span.name} descends from the SERVER span`);
     }
   });
 }
+
+test('mysql2: query text with its literals masked, parameter values never in it (a port where no server listens: the span is made before the refusal)', async (t) => {
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const free = probe.address().port;
+      probe.close(() => resolve(free));
+    });
+  });
+  const dir = spansDir(t);
+  const { code, stdout, stderr } = await run('mysql2-app.cjs', { args: [String(port)], env: { TRACEHOOK_SPANS_DIR: dir } });
+  assert.equal(code, 0, stderr);
+  assert.equal(stdout, 'done\n');
+  const spans = await readSpans(dir);
+  const queries = spans.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'mysql').map(statement);
+  assert.deepEqual(queries, ['SELECT id FROM users WHERE email = ? AND password_hash = ?', 'UPDATE users SET api_token = ? WHERE id = ?']);
+  assert.doesNotMatch(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events.map((e) => e.attributes)])), /SECRET|alice@/);
+});
 
 test('OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg: Redis spans, no PostgreSQL spans; OTEL_NODE_ENABLED_INSTRUMENTATIONS=http,pg: the reverse', async (t) => {
   const env = servers(t);

@@ -9,6 +9,7 @@ import { packageRoot } from '../package-root.js';
 import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { getPreloadState } from '../state.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
+import { MYSQL2_OPTIONS, pgOptions } from './db-statements.js';
 import { declareModuleFiles, gateRequireHook } from './require-gate.js';
 import { publishSharedModules, shareBundledModules } from './shared-modules.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
@@ -119,9 +120,11 @@ function bundledFile(name: string): string {
   return join(packageRoot(), 'dist', 'instrumentations', 'bundled', `${name}.js`);
 }
 
-/** Per-instrumentation options: undici's CLIENT spans redacted as http's; with the fast server side, the stock http one keeps only the client side. */
+/** Per-instrumentation options: URLs and query text redacted (undici, pg, mysql2); with the fast server side, the stock http one keeps only the client side. */
 function instrumentationConfig(name: string, httpServer: 'fast' | 'stock', requestData?: RequestDataConfig): Record<string, unknown> | undefined {
   if (name === 'undici') return requestData && (require('./http/undici-options.js') as typeof import('./http/undici-options.js')).undiciOptions(requestData);
+  if (name === 'pg') return pgOptions();
+  if (name === 'mysql2') return { ...MYSQL2_OPTIONS };
   if (name !== 'http') return undefined;
   const { stockHttpOptions } = require('./http/stock-http-options.js') as typeof import('./http/stock-http-options.js');
   return { ...(requestData && stockHttpOptions(requestData)), requireParentforOutgoingSpans: false, disableIncomingRequestInstrumentation: httpServer === 'fast' };
