@@ -93,10 +93,11 @@ export function warnOnce(component: string, key: string, message: string): numbe
   const seen = state().seen;
   let entry = seen.get(key);
   if (!entry && seen.size >= MAX_DISTINCT_PROBLEMS) {
-    entry = seen.get(OVERFLOW_KEY);
+    key = OVERFLOW_KEY;
     message = `more than ${MAX_DISTINCT_PROBLEMS} kinds of problem, counted together from here; the latest: ${message}`;
+    entry = seen.get(key);
   }
-  if (!entry) seen.set(seen.size >= MAX_DISTINCT_PROBLEMS ? OVERFLOW_KEY : key, (entry = { component, message, count: 0, printed: 0 }));
+  if (!entry) seen.set(key, (entry = { component, message, count: 0, printed: 0 }));
   entry.component = component;
   entry.message = message;
   const n = ++entry.count;

@@ -63,8 +63,6 @@ export class FileSpanExporter implements SpanExporter {
   readonly fileName: string;
   private readonly fallbackDir: string | undefined;
   private readonly maxBytes: number;
-  /** The open file's size, bytes, as of the last check of it. */
-  private size = 0;
 
   /**
    * @param dir - the spans directory, created (0700) on the first export (the default hook's is
@@ -105,10 +103,10 @@ export class FileSpanExporter implements SpanExporter {
   }
 
   private writeLine(text: string): void {
-    const fd = this.file();
+    const { fd, size } = this.file();
     if (this.cutLine) text = `\n${text}`;
     const length = Buffer.byteLength(text);
-    if (this.size + length > this.maxBytes) {
+    if (size + length > this.maxBytes) {
       throw Object.assign(new Error(`it reached its bound of ${this.maxBytes} bytes (TRACEHOOK_SPANS_MAX_BYTES); writing resumes once it is rotated or deleted`), { code: 'ERR_TRACEHOOK_SPANS_MAX_BYTES' });
     }
     const written = writeSync(fd, text);
@@ -127,23 +125,19 @@ export class FileSpanExporter implements SpanExporter {
     }
   }
 
-  /** The open file (its size in {@link size}): opened on first use, reopened when it was deleted or rotated away. */
-  private file(): number {
+  /** The open file and its size now, bytes: opened on first use, reopened when it was deleted or rotated away. */
+  private file(): { fd: number; size: number } {
     if (this.closed) throw new Error('FileSpanExporter is shut down');
     if (this.refused) throw this.refused;
     if (this.fd !== undefined) {
       const size = sizeIfStillAt(this.fd, this.path);
-      if (size !== undefined) {
-        this.size = size;
-        return this.fd;
-      }
+      if (size !== undefined) return { fd: this.fd, size };
       logDebug('span-file', `${this.path} was deleted or moved: reopening it`);
       this.close();
     }
-    const { fd, size } = this.open();
-    this.size = size;
-    this.fd = fd;
-    return fd;
+    const opened = this.open();
+    this.fd = opened.fd;
+    return opened;
   }
 
   /**

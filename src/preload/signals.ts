@@ -93,22 +93,16 @@ function patch(): SignalPatch {
   return state;
 }
 
-/** Whether `listener` is in `process`'s own list for `event` (what Node calls). */
-function registered(event: string, listener: Listener): boolean {
-  const raw = Object.getPrototypeOf(process).listeners as (type: string) => Listener[];
-  return Reflect.apply(raw, process, [event]).includes(listener);
-}
-
 /** Removes the preload's listener of `signal` while the app has a listener of its own for it. */
 function stepAside(state: SignalPatch, signal: string): void {
   const ours = state.ours.get(signal);
-  if (ours !== undefined && registered(signal, ours)) process.removeListener(signal, ours);
+  if (ours !== undefined && isListening(signal, ours)) process.removeListener(signal, ours);
 }
 
 /** Registers the preload's listener of `signal` again once the app has removed its last own one. */
 function stepIn(state: SignalPatch, signal: string): void {
   const ours = state.ours.get(signal);
-  if (ours !== undefined && !registered(signal, ours) && process.listeners(signal as NodeJS.Signals).length === 0) process.on(signal, ours);
+  if (ours !== undefined && !isListening(signal, ours) && process.listeners(signal as NodeJS.Signals).length === 0) process.on(signal, ours);
 }
 
 function runHandlers(handlers: Listener[], type: string, a: unknown, b: unknown): void {
@@ -166,9 +160,13 @@ export function appSignalListeners(signal: ExitSignal): number {
   return process.listeners(signal).length;
 }
 
-/** Whether `listener` (added by {@link addHiddenListener}) is registered now: the app may have removed all listeners. */
-export function isListening(signal: ExitSignal, listener: Listener): boolean {
-  return registered(signal, listener);
+/**
+ * Whether `listener` (added by {@link addHiddenListener}) is in `process`'s own list for `signal`, the one Node
+ * calls: it steps out while the app has listeners, and the app may have removed them all.
+ */
+export function isListening(signal: string, listener: Listener): boolean {
+  const raw = Object.getPrototypeOf(process).listeners as (type: string) => Listener[];
+  return Reflect.apply(raw, process, [signal]).includes(listener);
 }
 
 /** The signal name of `signal` as given to `process.kill` (name or number; default SIGTERM), if it is one of ours. */
