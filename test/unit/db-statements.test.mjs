@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 
 const require = createRequire(import.meta.url);
-const { maskSqlLiterals } = require('../../dist/instrumentations/db-statements.js');
+const { MAX_QUERY_TEXT_CHARS, maskSqlLiterals, queryText } = require('../../dist/instrumentations/db-statements.js');
 
 test('string and numeric literals become ?; placeholders, casts, names and quoted identifiers stay', () => {
   const cases = [
@@ -26,4 +26,21 @@ test('a secret placed as a string literal never survives masking', () => {
       assert.equal(maskSqlLiterals(sql), 'UPDATE users SET password = ? WHERE id = $1');
     }),
   );
+});
+
+test('a bulk statement past the bound: its masked start, cut before a literal the bound split, then …', () => {
+  const rows = Array.from({ length: 5000 }, (_, i) => `(${i}, 'secret-${i}')`).join(', ');
+  const sql = `INSERT INTO t (id, s) VALUES ${rows}`;
+  assert.ok(sql.length > MAX_QUERY_TEXT_CHARS);
+  const text = queryText(sql);
+  assert.ok(text.length <= MAX_QUERY_TEXT_CHARS + 1, `${text.length} chars`);
+  assert.ok(text.startsWith('INSERT INTO t (id, s) VALUES (?, ?), (?, ?)'), text.slice(0, 80));
+  assert.ok(text.endsWith('…'));
+  assert.doesNotMatch(text, /secret|'/);
+  // Wherever the bound falls, even inside a literal, no part of one is kept.
+  for (let cut = MAX_QUERY_TEXT_CHARS - 12; cut <= MAX_QUERY_TEXT_CHARS; cut++) {
+    const shifted = 'x'.repeat(MAX_QUERY_TEXT_CHARS - cut) + sql;
+    assert.doesNotMatch(queryText(shifted), /secret|'/, `cut at ${cut}`);
+  }
+  assert.equal(queryText('SELECT 1'), 'SELECT ?');
 });
