@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { mkdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 import { stampBundleId } from './bundle-id.mjs';
+import { LINE_LIMIT } from './bundle-line-limit.mjs';
 import { semconvSubset } from './semconv-subset.mjs';
 import { sharedModulesPlugin } from './shared-modules-plugin.mjs';
 
@@ -62,7 +63,7 @@ for (const name of Object.keys(INSTRUMENTATION_TARGETS).filter((n) => !['http', 
     skipped.push(`${name} (own ${nested.join(', ')})`);
     continue;
   }
-  const options = { entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', conditions: [], mainFields: ['main'], logLevel: 'warning', legalComments: 'none', plugins: [keepExternal] };
+  const options = { entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', conditions: [], mainFields: ['main'], logLevel: 'warning', legalComments: 'none', lineLimit: LINE_LIMIT, plugins: [keepExternal] };
   const { plugin } = await semconvSubset(options, dirname(entry));
   await build({ ...options, plugins: [plugin, sharedModules, keepExternal], minifyWhitespace: true, charset: 'ascii', outfile: join(out, `${name}.js`) });
   // An id, so that src/preload/load-bundle.ts compiles it with a V8 code cache of its own.

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { stampBundleId } from './bundle-id.mjs';
+import { LINE_LIMIT } from './bundle-line-limit.mjs';
 import { semconvSubset } from './semconv-subset.mjs';
 import { sharedModulesPlugin } from './shared-modules-plugin.mjs';
 
@@ -31,6 +32,7 @@ const options = {
   external: ['import-in-the-middle', '@opentelemetry/otlp-transformer', '@opentelemetry/exporter-trace-otlp-*', '@opentelemetry/auto-instrumentations-node'],
   logLevel: 'warning',
   legalComments: 'none',
+  lineLimit: LINE_LIMIT,
 };
 
 const { plugin: semconvPlugin, names } = await semconvSubset(options, root);

@@ -8,7 +8,7 @@ import type { IncomingTracePolicy } from '../../config/request-data.js';
 import { DEFAULT_REDACTED_QUERY_PARAMS, DEFAULT_REQUEST_VALUE_LENGTH_LIMIT } from '../../config/request-data.js';
 import { REQUEST_ID_KEY, acceptRequestId } from '../../context/request-id.js';
 import { TRACER_VERSION } from '../../context/tracer.js';
-import { CLIENT_GONE_ERROR_TYPE, endClientGone, recordHandlerError } from './client-gone.js';
+import { CLIENT_GONE_ERROR_TYPE, endClientGone, handlerThrew } from './client-gone.js';
 import { incomingParent } from './incoming-trace.js';
 import type { RequestValuePolicy } from './server-attributes.js';
 import { applyHttpRoute, withRouteMetadata } from '../routes/http-route.js';
@@ -187,11 +187,14 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
       const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links: incoming.links }, parent);
       response[kSpan] = span;
       response.on('close', onResponseClose);
+      let returned = false;
       try {
-        return context.with(withRouteMetadata(trace.setSpan(parent, span), span, response), original, this, event, req, res);
-      } catch (err) {
-        recordHandlerError(span, err);
-        throw err;
+        const result = context.with(withRouteMetadata(trace.setSpan(parent, span), span, response), original, this, event, req, res);
+        returned = true;
+        return result;
+      } finally {
+        // No catch and rethrow: Node.js would report our line as where the app's error was thrown.
+        if (!returned) handlerThrew(span);
       }
     });
   }
