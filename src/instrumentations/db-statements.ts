@@ -1,10 +1,14 @@
 import type { Span } from '@opentelemetry/api';
 
+// A dollar quote's tag (the `tag` of $tag$, or none).
+const TAG = '[A-Za-z_][A-Za-z_0-9]*';
 // Dollar-quoted bodies ($$…$$, $tag$…$tag$), single-quoted strings ('' inside), then numbers that are not part of
 // a name, a `$1` placeholder or a longer number.
-const DOLLAR_QUOTED = /\$([A-Za-z_][A-Za-z_0-9]*)?\$[\s\S]*?\$\1\$/g;
+const DOLLAR_QUOTED = new RegExp(`\\$(${TAG})?\\$[\\s\\S]*?\\$\\1\\$`, 'g');
 const QUOTED = /'(?:[^']|'')*'/g;
 const NUMBER = /(?<![\w$.])\d+(?:\.\d+)?(?![\w.])/g;
+// What is left of a quote after masking: the opening of a literal that a cut left unterminated.
+const LITERAL_OPENING = new RegExp(`'|\\$(?:${TAG})?\\$`);
 
 /**
  * `sql` with its literal values replaced by `?`: PostgreSQL's string constants (single-quoted, and dollar-quoted) and
@@ -31,8 +35,7 @@ export const MAX_QUERY_TEXT_CHARS = 16 * 1024;
 export function queryText(text: string): string {
   if (text.length <= MAX_QUERY_TEXT_CHARS) return maskSqlLiterals(text);
   const head = maskSqlLiterals(text.slice(0, MAX_QUERY_TEXT_CHARS));
-  // What is left of a quote after masking opens a literal the cut left unterminated.
-  const open = head.search(/'|\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/);
+  const open = head.search(LITERAL_OPENING);
   return `${open < 0 ? head : head.slice(0, open)}…`;
 }
 
