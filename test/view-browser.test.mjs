@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildTraces } from '../dist/span-file/tree.js';
 import { ROOT, readSpans, spansDir } from './helpers/fixture.mjs';
-import { openBrowser } from './helpers/browser.mjs';
+import { noBrowser, openBrowser } from './helpers/browser.mjs';
 import { runViewFixture } from './helpers/view-fixture.mjs';
 
 function cli(args) {
@@ -22,7 +22,7 @@ function cli(args) {
   });
 }
 
-test('tracehook view --html: list, waterfall with nesting and services, filters, details, hand-offs, batch links both ways', async (t) => {
+test('tracehook view --html: list, waterfall with nesting and services, filters, details, hand-offs, batch links both ways', { skip: noBrowser }, async (t) => {
   const dir = await runViewFixture(t);
   const traces = buildTraces(await readSpans(dir));
   assert.equal(traces.length, 4);
@@ -151,7 +151,7 @@ function span(traceId, i, parent, startUs, durUs) {
   };
 }
 
-test('the page stays usable on a 10,000-span trace: only the rows in view are in the DOM, scrolling reaches the last span', async (t) => {
+test('the page stays usable on a 10,000-span trace: only the rows in view are in the DOM, scrolling reaches the last span', { skip: noBrowser }, async (t) => {
   const dir = spansDir(t);
   const traceId = 'ab'.repeat(16);
   // A root with 99 children of 100 children each: 10,000 spans.
@@ -182,7 +182,7 @@ test('the page stays usable on a 10,000-span trace: only the rows in view are in
   assert.equal(await page.locator('.span-row').count(), 1);
 });
 
-test('tracehook ui serves the page on 127.0.0.1 only, loads spans on demand, and picks up traces written later', async (t) => {
+test('tracehook ui serves the page on 127.0.0.1 only, loads spans on demand, and picks up traces written later', { skip: noBrowser }, async (t) => {
   const dir = spansDir(t);
   // 100,000 spans in 10,000 traces of 10 spans.
   const lines = [];

@@ -1,8 +1,12 @@
 // Headless Debian chromium (.ci/apt-packages) driven by playwright-core, for the trace page tests.
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { missing } from './needs.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** A browser test's `skip` option: false, or why it cannot run here (throws under TRACEHOOK_TEST_NO_SKIP=1). */
+export const noBrowser = existsSync(CHROMIUM) ? false : missing(`no chromium at ${CHROMIUM}: apt-get install chromium (see .ci/apt-packages)`);
 
 /** A browser page that fails the test on any page error or console error. Closed when the test ends. */
 export async function openBrowser(t, viewport = { width: 1500, height: 820 }) {

@@ -1,12 +1,13 @@
 // Real PostgreSQL and Redis servers for tests, from Debian's packages (postgresql, redis-server; see
 // .ci/apt-packages), each on a free loopback port with its data in a temp dir, stopped when the test ends.
-// Each returns undefined with the reason in `skipped` when the binaries are missing, so the caller can
-// `t.skip(reason)`. PostgreSQL refuses to run as root: as root, it runs as the `postgres` user.
+// Each returns the reason in `skipped` when the binaries are missing, so the caller can `t.skip(reason)`
+// (under TRACEHOOK_TEST_NO_SKIP=1 it throws instead: test/helpers/needs.mjs). PostgreSQL refuses to run as root: as root, it runs as the `postgres` user.
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { missing } from './needs.mjs';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {
@@ -55,13 +56,13 @@ function stopOnEnd(t, child, dir) {
 export async function startPostgres(t) {
   const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => b - a) : [];
   const bin = versions.map((v) => `/usr/lib/postgresql/${v}/bin`).find((b) => existsSync(join(b, 'postgres')));
-  if (!bin) return { skipped: 'PostgreSQL is not installed (apt-get install postgresql)' };
+  if (!bin) return { skipped: missing('PostgreSQL is not installed (apt-get install postgresql)') };
   let user = {};
   if (process.getuid?.() === 0) {
     try {
       user = { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) };
     } catch {
-      return { skipped: 'running as root and there is no `postgres` user to run PostgreSQL as' };
+      return { skipped: missing('running as root and there is no `postgres` user to run PostgreSQL as (apt-get install postgresql makes one)') };
     }
   }
   const dir = mkdtempSync(join(tmpdir(), 'tracehook-pg-'));
@@ -78,7 +79,7 @@ export async function startPostgres(t) {
 /** @returns `{ port }` of a Redis server with persistence off, or `{ skipped }`. */
 export async function startRedis(t) {
   const bin = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((b) => existsSync(b));
-  if (!bin) return { skipped: 'redis-server is not installed (apt-get install redis-server)' };
+  if (!bin) return { skipped: missing('redis-server is not installed (apt-get install redis-server)') };
   const dir = mkdtempSync(join(tmpdir(), 'tracehook-redis-'));
   const port = await freePort();
   const server = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
