@@ -8,7 +8,7 @@ import { ROOT } from './fixture.mjs';
  * @param tmp - the directory that becomes /tmp
  * @param setup - a shell snippet run first, as root; `as_nobody "…"` runs a line as uid 65534
  * @param command - argv run after it (exec'd, so `$$` in `setup` is its pid)
- * @returns `{ code, stdout, stderr }`; TMPDIR and TRACEHOOK_SPANS_DIR are unset, so os.tmpdir() is /tmp
+ * @returns `{ code, stdout, stderr, pid }` (`pid`: the command's); TMPDIR and TRACEHOOK_SPANS_DIR are unset, so os.tmpdir() is /tmp
  */
 export function runInPrivateTmp(tmp, setup, command) {
   // A checkout or a Node binary under /tmp (a CI clone there) must stay visible under the private
@@ -24,7 +24,7 @@ export function runInPrivateTmp(tmp, setup, command) {
     setup,
     `exec ${command.map(quote).join(' ')}`,
   ].join('\n');
-  const env = { ...process.env, TMP_DIR: tmp, NO_COLOR: '1' };
+  const env = { ...process.env, TMP_DIR: tmp };
   for (const k of ['TMPDIR', 'TRACEHOOK_SPANS_DIR', 'NODE_OPTIONS', 'OTEL_LOG_LEVEL']) delete env[k];
   return new Promise((resolve) => {
     const child = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], { cwd: ROOT, env });
@@ -32,6 +32,6 @@ export function runInPrivateTmp(tmp, setup, command) {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ code, stdout, stderr, pid: child.pid }));
   });
 }
