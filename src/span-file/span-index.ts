@@ -205,7 +205,7 @@ export class SpanIndex {
     }
     try {
       if (opened.size < state.offset) return 'shrunk';
-      await this.readLines(state, opened.handle, opened.size, final, id);
+      await this.indexLines(state, opened.handle, opened.size, final, id);
     } catch (err) {
       this.skippedFiles.set(state.path, skippedFileReason(state.path, err));
     } finally {
@@ -214,7 +214,7 @@ export class SpanIndex {
     return undefined;
   }
 
-  private async readLines(state: FileState, handle: FileHandle, end: number, final: boolean, id: number): Promise<void> {
+  private async indexLines(state: FileState, handle: FileHandle, end: number, final: boolean, id: number): Promise<void> {
     for await (const line of readLines(handle, { start: state.offset, end, startLine: state.line })) {
       if (line.unterminated && !final) break;
       state.offset = line.offset + line.length + (line.unterminated ? 0 : 1);
