@@ -44,6 +44,11 @@ export interface LineRange {
   startLine?: number;
   /** Default {@link MAX_LINE_BYTES}. */
   maxLineBytes?: number;
+  /**
+   * `start` is inside a line already found too long (a follower read its first part earlier): the
+   * bytes up to the next newline are yielded as a `tooLong` line of that many bytes, never kept.
+   */
+  insideLongLine?: boolean;
 }
 
 /**
@@ -56,6 +61,7 @@ export async function* readLines(handle: FileHandle, range: LineRange): AsyncGen
   // The start of the current line so far, in pieces (copied: `chunk` is reused), and its length.
   let pieces: Buffer[] = [];
   let pending = 0;
+  let skipping = range.insideLongLine === true;
   let lineOffset = range.start;
   let position = range.start;
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -66,7 +72,7 @@ export async function* readLines(handle: FileHandle, range: LineRange): AsyncGen
     let from = 0;
     for (let nl = data.indexOf(0x0a); nl !== -1; nl = data.indexOf(0x0a, from)) {
       const length = pending + nl - from;
-      if (length > maxLineBytes) {
+      if (skipping || length > maxLineBytes) {
         yield { text: '', line: line++, offset: lineOffset, length, unterminated: false, tooLong: true };
       } else {
         const text = pending === 0 ? data.toString('utf8', from, nl) : Buffer.concat([...pieces, data.subarray(from, nl)], length).toString('utf8');
@@ -74,19 +80,20 @@ export async function* readLines(handle: FileHandle, range: LineRange): AsyncGen
       }
       pieces = [];
       pending = 0;
+      skipping = false;
       from = nl + 1;
       lineOffset = position + from;
     }
     const rest = bytesRead - from;
     if (rest > 0) {
       pending += rest;
-      if (pending > maxLineBytes) pieces = [];
+      if (skipping || pending > maxLineBytes) pieces = [];
       else pieces.push(Buffer.from(data.subarray(from)));
     }
     position += bytesRead;
   }
   if (pending > 0) {
-    const tooLong = pending > maxLineBytes;
+    const tooLong = skipping || pending > maxLineBytes;
     const text = tooLong ? '' : Buffer.concat(pieces, pending).toString('utf8');
     yield { text, line, offset: lineOffset, length: pending, unterminated: true, ...(tooLong ? { tooLong } : {}) };
   }

@@ -55,6 +55,8 @@ interface FileState {
   path: string;
   offset: number;
   line: number;
+  /** A last line without its newline yet, already too long: where it started and its bytes so far. */
+  longLine?: { offset: number; length: number };
 }
 
 /** At most this many skipped lines are kept with their reason; the rest are only counted. */
@@ -215,8 +217,21 @@ export class SpanIndex {
   }
 
   private async indexLines(state: FileState, handle: FileHandle, end: number, final: boolean, id: number): Promise<void> {
-    for await (const line of readLines(handle, { start: state.offset, end, startLine: state.line })) {
-      if (line.unterminated && !final) break;
+    for await (const line of readLines(handle, { start: state.offset, end, startLine: state.line, insideLongLine: state.longLine !== undefined })) {
+      if (state.longLine) {
+        // The rest of a too-long line read in part before: one line, from where it started.
+        line.offset = state.longLine.offset;
+        line.length += state.longLine.length;
+        state.longLine = undefined;
+      }
+      if (line.unterminated && !final) {
+        // Passed over once, not read again at every refresh while it grows.
+        if (line.tooLong) {
+          state.longLine = { offset: line.offset, length: line.length };
+          state.offset = line.offset + line.length;
+        }
+        break;
+      }
       state.offset = line.offset + line.length + (line.unterminated ? 0 : 1);
       state.line = line.line + 1;
       if (!line.tooLong && line.text.trim() === '') continue;
