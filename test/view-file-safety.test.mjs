@@ -91,6 +91,18 @@ test('view as a user who cannot read one file: that file is skipped with one lin
   assert.match(r.stderr, /^tracehook view: skipped 1 file:\n {2}\S*secret\.jsonl: cannot read it \(EACCES\)\n$/);
 });
 
+test('view as a user who cannot list one of the directories named: it is skipped with one line, the other shown', { skip: !isRoot && NOT_ROOT }, async (t) => {
+  const dir = dirWithMine(t);
+  chmodSync(dir, 0o755);
+  chmodSync(join(dir, 'mine.jsonl'), 0o644);
+  const closed = spansDir(t);
+  writeFileSync(join(closed, 'secret.jsonl'), spanLine(FORGED, 'secret'));
+  const r = await cli(['view', closed, dir, '--list'], { user: 'nobody' });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(MINE));
+  assert.equal(r.stderr, `tracehook view: skipped 1 file:\n  ${closed}: cannot read it (EACCES)\n`);
+});
+
 test("view: another user's file in a directory named on the command line is skipped and counted, unless --any-owner", { skip: !isRoot && NOT_ROOT }, async (t) => {
   const dir = dirWithMine(t);
   writeFileSync(join(dir, 'theirs.jsonl'), spanLine(FORGED, 'forged'));

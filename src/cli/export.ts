@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { decodeExportRequest } from '../span-file/decode';
 import { readSpanFileLines, type SpanFileLine } from '../span-file/line-reader';
 import { toReadableSpans } from '../span-file/readable-span';
-import { findSpanFiles, skippedFileReason } from '../span-file/span-files';
+import { findAllSpanFiles, skippedFileReason } from '../span-file/span-files';
 import type { DecodedSpan } from '../span-file/types';
 import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
 import type { ViewIO } from './view';
@@ -115,14 +115,7 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
   const missing = await firstMissing(paths);
   if (missing !== undefined) return usage(`${missing}: no such file or directory`);
 
-  const found = new Set<string>();
-  const skippedFiles = new Map<string, string>();
-  for (const p of paths) {
-    const listing = await findSpanFiles(p);
-    for (const f of listing.files) found.add(f);
-    for (const { file, reason } of listing.skipped) skippedFiles.set(file, reason);
-  }
-  const files = [...found].sort();
+  const { files, skipped: skippedFiles } = await findAllSpanFiles(paths);
   const options = { anyOwner: values['any-owner'] === true };
   let sent = 0;
   let requests = 0;

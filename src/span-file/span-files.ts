@@ -59,6 +59,26 @@ export async function findSpanFiles(path: string): Promise<{ files: string[]; sk
 }
 
 /**
+ * The span files of several paths ({@link findSpanFiles} for each), sorted, each once. A path that
+ * cannot be listed (EACCES…) is skipped as a file is: the other paths are still read.
+ * @returns the files, and the entries and paths skipped (path → one line saying why)
+ */
+export async function findAllSpanFiles(paths: readonly string[]): Promise<{ files: string[]; skipped: Map<string, string> }> {
+  const found = new Set<string>();
+  const skipped = new Map<string, string>();
+  for (const p of paths) {
+    try {
+      const listing = await findSpanFiles(p);
+      for (const f of listing.files) found.add(f);
+      for (const { file, reason } of listing.skipped) skipped.set(file, reason);
+    } catch (err) {
+      skipped.set(p, skippedFileReason(p, err));
+    }
+  }
+  return { files: [...found].sort(), skipped };
+}
+
+/**
  * Opens a span file for reading: `O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`, then checks what was opened
  * (`fstat`): a regular file, owned by us or root unless `anyOwner`.
  * @returns the open handle (the caller closes it) and the file's size when opened, bytes: read no further

@@ -7,7 +7,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { decodeSpanLine } from './decode';
 import { readLines, readLinesAt, tooLongReason } from './line-reader';
-import { findSpanFiles, openSpanFile, skippedFileReason, type SpanFileOptions } from './span-files';
+import { findAllSpanFiles, openSpanFile, skippedFileReason, type SpanFileOptions } from './span-files';
 import { processLabel } from './span-label';
 import type { FilterableTrace } from './trace-filter';
 import type { DecodedSpan, SkippedLine } from './types';
@@ -102,18 +102,14 @@ export class SpanIndex {
    * and picks up new files.
    * @param final - true: a last line without a newline is decoded if it can be, else skipped and
    *   counted as cut (a killed process). false (following live files): it is left for the next call.
-   * A file that cannot be read safely is recorded in {@link skippedFiles}, never thrown.
-   * @throws only for I/O errors on the paths themselves (a directory that cannot be listed), other than a missing path
+   * A file or path that cannot be read safely is recorded in {@link skippedFiles}, never thrown; the
+   * others are read.
    */
   async refresh({ final = false } = {}): Promise<void> {
-    const found = new Set<string>();
+    const { files, skipped } = await findAllSpanFiles(this.paths);
     this.skippedFiles.clear();
-    for (const p of this.paths) {
-      const { files, skipped } = await findSpanFiles(p);
-      for (const f of files) found.add(f);
-      for (const { file, reason } of skipped) this.skippedFiles.set(file, reason);
-    }
-    for (const path of [...found].sort()) {
+    for (const [file, reason] of skipped) this.skippedFiles.set(file, reason);
+    for (const path of files) {
       let id = this.fileIds.get(path);
       if (id === undefined) {
         id = this.files.push({ path, offset: 0, line: 1 }) - 1;
