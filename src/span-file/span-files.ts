@@ -132,7 +132,7 @@ export async function defaultSpanDirs(env: Record<string, string | undefined>): 
   if (spansFallbackDir === undefined) return { paths: [spansDir], notes: [] };
   const notes: string[] = [];
   const fallback = await safeDir(spansFallbackDir);
-  if (fallback.problem) notes.push(`${fallback.problem}: not reading it`);
+  if (fallback.problem) notes.push(`${fallback.problem}; not reading it`);
   const main = await safeDir(spansDir);
   if (main.exists && !main.problem) return { paths: fallback.exists && !fallback.problem ? [spansDir, spansFallbackDir] : [spansDir], notes };
   if (fallback.exists && !fallback.problem) {
