@@ -83,7 +83,7 @@ async function runDemo() {
   const quiet = { write: (_text, done) => done?.() };
   const wrote = (await spanFile.runView([spansDir, '--html', page], { stdout: quiet, stderr: process.stderr, env: {} })) === 0;
   console.log(`\nsee them again: npx tracehook view ${spansDir}`);
-  console.log(`in the browser: npx tracehook ui ${spansDir}   (then open http://127.0.0.1:7476/)`);
+  console.log(`in the browser: npx tracehook ui ${spansDir}   (then open the http://127.0.0.1:7476/<token>/ address it prints)`);
   if (wrote) console.log(`or open the file: ${pathToFileURL(page).href}`);
   return checks.every((c) => c.ok) && wrote;
 }

@@ -2,13 +2,14 @@
 // refused (with the fallback directory for the default one), rotation and deletion survived, and a
 // full disk: no cut line, exact loss counts, writing resumes when space returns.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { burst } from './helpers/burst.mjs';
-import { FIXTURES, ROOT, get, run, spansDir, start } from './helpers/fixture.mjs';
+import { FIXTURES, get, run, spansDir, start } from './helpers/fixture.mjs';
+import { runInPrivateTmp } from './helpers/private-tmp.mjs';
 import { lossLine, mode, spanFiles, strictSpans, waitForStats } from './helpers/span-file-checks.mjs';
 
 const NOBODY = 65534;
@@ -46,27 +47,8 @@ test('an explicit TRACEHOOK_SPANS_DIR of another user: one line, nothing written
  * `$$` is the pid the app will have (the shell execs node). TMPDIR is unset, so os.tmpdir() is /tmp.
  */
 function runWithPrivateTmp(tmp, attack, appUser = 'root') {
-  const asUser = appUser === 'root' ? '' : 'setpriv --reuid=65534 --regid=65534 --clear-groups ';
-  // A checkout or a Node binary under /tmp (a CI clone there) must stay visible under the private
-  // /tmp: each is bound into it first, and the recursive bind carries those mounts along.
-  const keep = [ROOT, dirname(process.execPath)].filter((p, i, all) => p.startsWith('/tmp/') && !all.some((q, j) => j !== i && p.startsWith(`${q}/`)));
-  const script = [
-    'set -e',
-    ...keep.map((p) => `mkdir -p "$TMP_DIR${p.slice(4)}" && mount --bind "${p}" "$TMP_DIR${p.slice(4)}"`),
-    'mount --rbind "$TMP_DIR" /tmp',
-    'chmod 1777 /tmp',
-    'as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "$1"; }',
-    attack,
-    `exec ${asUser}"${process.execPath}" --import @tracehook/register "${join(FIXTURES, 'exit-app.mjs')}" normal 5`,
-  ].join('\n');
-  const env = { ...process.env, TMP_DIR: tmp };
-  for (const k of ['TMPDIR', 'TRACEHOOK_SPANS_DIR', 'NODE_OPTIONS', 'OTEL_LOG_LEVEL']) delete env[k];
-  return new Promise((resolve) => {
-    const child = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], { cwd: ROOT, env });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stderr, pid: child.pid }));
-  });
+  const asUser = appUser === 'root' ? [] : ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+  return runInPrivateTmp(tmp, attack, [...asUser, process.execPath, '--import', '@tracehook/register', join(FIXTURES, 'exit-app.mjs'), 'normal', '5']);
 }
 
 const ATTACKS = {

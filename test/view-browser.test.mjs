@@ -203,7 +203,7 @@ test('tracehook ui serves the page on 127.0.0.1 only, loads spans on demand, and
   server.stdout.setEncoding('utf8').on('data', (d) => (out += d));
   const url = await new Promise((resolve, reject) => {
     server.stdout.on('data', () => {
-      const m = /on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      const m = /on (http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/) /.exec(out);
       if (m) resolve(m[1]);
     });
     server.on('exit', (code) => reject(new Error(`ui exited ${code}: ${out}`)));
@@ -270,14 +270,14 @@ test('tracehook ui: loopback only, and one clear line for a bad port, a port in 
   const server = spawn(process.execPath, ['bin/tracehook.mjs', 'ui', dir, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => server.kill('SIGKILL'));
   let out = '';
-  const port = await new Promise((resolve) => server.stdout.setEncoding('utf8').on('data', (d) => {
+  const url = await new Promise((resolve) => server.stdout.setEncoding('utf8').on('data', (d) => {
     out += d;
-    const m = /127\.0\.0\.1:(\d+)\//.exec(out);
-    if (m) resolve(Number(m[1]));
+    const m = /(http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/) /.exec(out);
+    if (m) resolve(new URL(m[1]));
   }));
-  assert.equal((await fetch(`http://127.0.0.1:${port}/api/traces`)).status, 200);
+  assert.equal((await fetch(`${url}api/traces`)).status, 200);
   // Not on the IPv6 loopback either: only 127.0.0.1 is bound.
-  await assert.rejects(fetch(`http://[::1]:${port}/api/traces`));
+  await assert.rejects(fetch(`http://[::1]:${url.port}${url.pathname}api/traces`));
   const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve({ code, signal })));
   server.kill('SIGTERM');
   assert.deepEqual(await exited, { code: 0, signal: null });

@@ -8,14 +8,13 @@
  *
  * @see https://opentelemetry.io/docs/specs/otlp/#otlphttp
  */
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { decodeExportRequest, listSpanFiles } from '../span-file/decode';
-import { readSpanFileLines } from '../span-file/line-reader';
+import { decodeExportRequest } from '../span-file/decode';
+import { readSpanFileLines, type SpanFileLine } from '../span-file/line-reader';
 import { toReadableSpans } from '../span-file/readable-span';
+import { findAllSpanFiles, skippedFileReason } from '../span-file/span-files';
 import type { DecodedSpan } from '../span-file/types';
-import { argumentError, spanPaths } from './view-options';
-import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
+import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
 import type { ViewIO } from './view';
 
 const PROTOCOLS = ['http/json', 'http/protobuf'] as const;
@@ -29,13 +28,12 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const RETRIES = 2;
 
 /** The text `tracehook export --help` prints. */
-export const EXPORT_HELP = `Usage: tracehook export [DIR|FILE...] --endpoint URL [--protocol P] [--header K=V]...
+export const EXPORT_HELP = `Usage: tracehook export [DIR|FILE...] --endpoint URL [--protocol P] [--header K=V]... [--any-owner]
 
 Sends the spans in span files to an OTLP/HTTP endpoint (an OpenTelemetry Collector, Jaeger,
 Grafana Tempo, a vendor), in batches of at most --batch-spans spans.
 
-Arguments:
-  DIR|FILE              span files or directories of them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR}
+${PATHS_HELP}
 
 Options:
   --endpoint <url>      http(s) URL; a URL without a path gets /v1/traces (http://localhost:4318
@@ -74,6 +72,7 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
         protocol: { type: 'string' },
         header: { type: 'string', multiple: true },
         'batch-spans': { type: 'string' },
+        ...READ_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -110,10 +109,14 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
     if (eq < 1) return usage(`--header: expected key=value, got a value without "=" or without a key`);
     headers[h.slice(0, eq).trim().toLowerCase()] = h.slice(eq + 1).trim();
   }
-  const { paths } = spanPaths(positionals, io.env);
-  for (const p of paths) if (!existsSync(p)) return usage(`${p}: no such file or directory`);
+  const { paths, notes } = await spanPaths(positionals, io.env);
+  for (const note of notes) await say(io.stderr, note);
+  if (paths.length === 0) return usage('no spans found (pass a directory or file, or set TRACEHOOK_SPANS_DIR)');
+  const missing = await firstMissing(paths);
+  if (missing !== undefined) return usage(`${missing}: no such file or directory`);
 
-  const files = [...new Set((await Promise.all(paths.map(listSpanFiles))).flat())].sort();
+  const { files, skipped: skippedFiles } = await findAllSpanFiles(paths);
+  const options = { anyOwner: values['any-owner'] === true };
   let sent = 0;
   let requests = 0;
   let skipped = 0;
@@ -130,47 +133,73 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
   };
 
   for (const file of files) {
-    for await (const line of readSpanFileLines(file)) {
-      if (line.text.trim() === '') continue;
-      let request: unknown;
-      let spans: DecodedSpan[];
+    const lines = readSpanFileLines(file, 0, 1, options);
+    for (;;) {
+      let next;
       try {
-        request = JSON.parse(line.text);
-        spans = decodeExportRequest(request, file);
-      } catch {
-        skipped++;
-        continue;
+        next = await lines.next();
+      } catch (err) {
+        // The file's lines read so far stay batched: they were whole lines.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skippedFiles.set(file, skippedFileReason(file, err));
+        break;
       }
-      if (spans.length === 0) continue;
-      if (batch.spanCount > 0 && (batch.spanCount + spans.length > batchSpans || batch.bytes + line.length > MAX_BATCH_BYTES)) {
-        const error = await flush();
-        if (error) return failed(error);
-      }
-      // A line bigger than a batch is split by spans (protobuf) or sent whole (its own request, as exported).
-      for (let i = 0; i < spans.length; i += protocol === 'http/json' ? spans.length : batchSpans) {
-        const part = protocol === 'http/json' ? spans : spans.slice(i, i + batchSpans);
-        batch.lines.push(line.text);
-        batch.requests.push(request);
-        batch.spans.push(...part);
-        batch.spanCount += part.length;
-        batch.bytes += line.length;
-        if (batch.spanCount >= batchSpans) {
-          const error = await flush();
-          if (error) return failed(error);
-        }
+      if (next.done) break;
+      const error = await add(file, next.value);
+      if (error) {
+        await lines.return(undefined);
+        return failed(error);
       }
     }
   }
   const error = await flush();
   if (error) return failed(error);
 
-  const skippedNote = skipped ? `; skipped ${skipped} line${skipped === 1 ? '' : 's'} that ${skipped === 1 ? 'is' : 'are'} not valid OTLP/JSON` : '';
+  if (skippedFiles.size > 0) await new Promise<void>((r) => io.stderr.write(skippedFilesNote('export', skippedFiles), () => r()));
+  const skippedNote = skipped ? `; skipped ${skipped} line${skipped === 1 ? '' : 's'} that ${skipped === 1 ? 'is' : 'are'} not valid OTLP/JSON or too long` : '';
+  const read = files.filter((f) => !skippedFiles.has(f)).length;
   if (sent === 0) {
-    await say(io.stderr, `no spans in ${files.length} span file${files.length === 1 ? '' : 's'} under ${paths.join(', ')}${skippedNote}`);
+    await say(io.stderr, `no spans in ${read} span file${read === 1 ? '' : 's'} under ${paths.join(', ')}${skippedNote}`);
     return 1;
   }
-  await say(io.stdout, `sent ${sent} spans from ${files.length} span file${files.length === 1 ? '' : 's'} in ${requests} request${requests === 1 ? '' : 's'} to ${url.href} (${protocol})${skippedNote}`);
+  await say(io.stdout, `sent ${sent} spans from ${read} span file${read === 1 ? '' : 's'} in ${requests} request${requests === 1 ? '' : 's'} to ${url.href} (${protocol})${skippedNote}`);
   return 0;
+
+  /** Adds one line's spans to the batch, sending what is full. @returns the error of a send, which stops the export */
+  async function add(file: string, line: SpanFileLine): Promise<string | undefined> {
+    if (line.tooLong) {
+      skipped++;
+      return undefined;
+    }
+    if (line.text.trim() === '') return undefined;
+    let request: unknown;
+    let spans: DecodedSpan[];
+    try {
+      request = JSON.parse(line.text);
+      spans = decodeExportRequest(request, file);
+    } catch {
+      skipped++;
+      return undefined;
+    }
+    if (spans.length === 0) return undefined;
+    if (batch.spanCount > 0 && (batch.spanCount + spans.length > batchSpans || batch.bytes + line.length > MAX_BATCH_BYTES)) {
+      const error = await flush();
+      if (error) return error;
+    }
+    // A line bigger than a batch is split by spans (protobuf) or sent whole (its own request, as exported).
+    for (let i = 0; i < spans.length; i += protocol === 'http/json' ? spans.length : batchSpans) {
+      const part = protocol === 'http/json' ? spans : spans.slice(i, i + batchSpans);
+      batch.lines.push(line.text);
+      batch.requests.push(request);
+      batch.spans.push(...part);
+      batch.spanCount += part.length;
+      batch.bytes += line.length;
+      if (batch.spanCount >= batchSpans) {
+        const error = await flush();
+        if (error) return error;
+      }
+    }
+    return undefined;
+  }
 
   async function failed(message: string): Promise<number> {
     await say(io.stderr, `${message} (${sent} spans were sent before it; stopping)`);

@@ -3,34 +3,37 @@
  * interface) with node:http, following the span files as they grow: every request for the trace
  * list reads what was appended since the previous one, and the page polls it.
  *
- * Routes: `GET /` the page; `GET /api/traces` the trace summaries ({@link PageData});
- * `GET /api/trace/<traceId>` the spans of one trace ({@link PageTrace}).
+ * Span files are private (0600), and any local user can connect to 127.0.0.1: every route is under
+ * a random token path, `/<token>/`, printed only to the user who started the server; any other path
+ * is 404. Routes: `GET /<token>/` the page; `GET /<token>/api/traces` the trace summaries
+ * ({@link PageData}); `GET /<token>/api/trace/<traceId>` the spans of one trace ({@link PageTrace}).
+ * The page fetches relative URLs, so it needs no cookie.
  */
-import { existsSync } from 'node:fs';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { SpanIndex } from '../span-file/span-index';
+import type { SpanFileOptions } from '../span-file/span-files';
 import { buildLivePage, pageData, pageTrace } from './ui/page';
-import { argumentError, spanPaths } from './view-options';
-import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
+import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
 import type { ViewIO } from './view';
 
 /** The port `tracehook ui` listens on unless told otherwise. */
 export const DEFAULT_UI_PORT = 7476;
 
 /** The text `tracehook ui --help` prints. */
-export const UI_HELP = `Usage: tracehook ui [DIR|FILE...] [--port N]
+export const UI_HELP = `Usage: tracehook ui [DIR|FILE...] [--port N] [--any-owner]
 
 Serves the trace page (trace list with filters, waterfall, span details) on
-http://127.0.0.1:N/ (loopback only), following the span files as they grow: new traces appear
-within a few seconds, or on reload.
+http://127.0.0.1:N/<token>/ (loopback only), following the span files as they grow: new traces
+appear within a few seconds, or on reload. <token> is random, new each start, and printed only
+here: other local users can reach the port but not the page or the spans.
 
-Arguments:
-  DIR|FILE      span files or directories of them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR}
+${PATHS_HELP}
 
 Options:
-  --port <n>    the port (default ${DEFAULT_UI_PORT}; 0 picks a free one)
-  -h, --help    print this help
+  --port <n>             the port (default ${DEFAULT_UI_PORT}; 0 picks a free one)
+  -h, --help             print this help
 
 Stops on Ctrl-C (SIGINT) or SIGTERM. For a file to keep or send: tracehook view --html out.html
 `;
@@ -39,19 +42,42 @@ Stops on Ctrl-C (SIGINT) or SIGTERM. For a file to keep or send: tracehook view 
 export interface UiServer {
   /** The port it listens on (127.0.0.1). */
   port: number;
+  /** The page's address, with the token: `http://127.0.0.1:<port>/<token>/`. */
+  url: string;
   close(): Promise<void>;
 }
+
+/** Options of {@link startUiServer}. */
+export interface UiServerOptions extends SpanFileOptions {
+  /** Called with a line for each file that is skipped (not a regular file, another user's, unreadable), once per file. */
+  onSkippedFile?: (line: string) => void;
+}
+
+/** Random bytes in the token: 192 bits, URL-safe base64. */
+const TOKEN_BYTES = 24;
 
 /**
  * Starts the page server on 127.0.0.1.
  * @param port - 0 for any free port
  * @throws the listen error (EADDRINUSE…) when the port cannot be bound
  */
-export async function startUiServer(paths: readonly string[], port: number): Promise<UiServer> {
-  const index = new SpanIndex(paths);
+export async function startUiServer(paths: readonly string[], port: number, options: UiServerOptions = {}): Promise<UiServer> {
+  const index = new SpanIndex(paths, options);
+  const token = randomBytes(TOKEN_BYTES).toString('base64url');
+  const reported = new Set<string>();
   let refreshing: Promise<void> | undefined;
   // One refresh at a time; requests arriving meanwhile share it.
-  const refresh = () => (refreshing ??= index.refresh().finally(() => (refreshing = undefined)));
+  const refresh = () =>
+    (refreshing ??= index
+      .refresh()
+      .then(() => {
+        for (const [file, reason] of index.skippedFiles) {
+          if (reported.has(file)) continue;
+          reported.add(file);
+          options.onSkippedFile?.(reason);
+        }
+      })
+      .finally(() => (refreshing = undefined)));
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((err) => {
@@ -66,8 +92,10 @@ export async function startUiServer(paths: readonly string[], port: number): Pro
     const host = req.headers.host ?? '';
     const actual = (server.address() as { port: number }).port;
     if (host !== `127.0.0.1:${actual}` && host !== `localhost:${actual}`) return send(res, 403, 'text/plain', 'forbidden host\n');
+    const path = tokenPath(new URL(req.url ?? '/', 'http://localhost').pathname, token);
+    // Without the token nothing is told, not even that the server is ours.
+    if (path === undefined) return send(res, 404, 'text/plain', 'not found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'GET only\n');
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/' || path === '/index.html') {
       await refresh();
       return send(res, 200, 'text/html; charset=utf-8', buildLivePage(pageData('live', index.summaries(), index.spanCount)));
@@ -93,14 +121,26 @@ export async function startUiServer(paths: readonly string[], port: number): Pro
       resolve();
     });
   });
+  const actual = (server.address() as { port: number }).port;
   return {
-    port: (server.address() as { port: number }).port,
+    port: actual,
+    url: `http://127.0.0.1:${actual}/${token}/`,
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+/** The path after `/<token>`, when `path` starts with the token (compared in constant time); else undefined. */
+function tokenPath(path: string, token: string): string | undefined {
+  const slash = path.indexOf('/', 1);
+  const given = Buffer.from(slash === -1 ? path.slice(1) : path.slice(1, slash));
+  const expected = Buffer.from(token);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  // `/<token>` alone: the page's relative URLs need the trailing slash.
+  return slash === -1 ? undefined : path.slice(slash);
 }
 
 function send(res: http.ServerResponse, status: number, type: string, body: string): void {
@@ -119,7 +159,7 @@ export async function runUi(argv: string[], io: ViewIO = { stdout: process.stdou
   };
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { port: { type: 'string' }, ...READ_OPTIONS, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
     return fail(argumentError(err, 'ui'));
   }
@@ -130,17 +170,21 @@ export async function runUi(argv: string[], io: ViewIO = { stdout: process.stdou
   }
   const port = values.port === undefined ? DEFAULT_UI_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port: expected a port number 0..65535, got ${JSON.stringify(values.port)}`);
-  const { paths } = spanPaths(positionals, io.env);
-  for (const p of paths) if (!existsSync(p)) return fail(`${p}: no such file or directory`);
+  const { paths, notes } = await spanPaths(positionals, io.env);
+  for (const note of notes) io.stderr.write(`tracehook ui: ${note}\n`);
+  if (paths.length === 0) return fail('no spans found (pass a directory or file, or set TRACEHOOK_SPANS_DIR)');
+  const missing = await firstMissing(paths);
+  if (missing !== undefined) return fail(`${missing}: no such file or directory`);
 
   let server: UiServer;
   try {
-    server = await startUiServer(paths, port);
+    const onSkippedFile = (line: string) => io.stderr.write(`tracehook ui: skipped ${line}\n`);
+    server = await startUiServer(paths, port, { anyOwner: values['any-owner'] === true, onSkippedFile });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return fail(code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is in use (choose another with --port)` : `cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`);
   }
-  io.stdout.write(`tracehook ui: ${paths.join(', ')} on http://127.0.0.1:${server.port}/ (Ctrl-C to stop)\n`);
+  io.stdout.write(`tracehook ui: ${paths.join(', ')} on ${server.url} (Ctrl-C to stop)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

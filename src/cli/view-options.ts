@@ -2,7 +2,9 @@
  * The trace filter flags shared by `tracehook view` and `tracehook ui`, for node:util.parseArgs,
  * and their conversion to a {@link TraceFilter}.
  */
-import { readSpansDirConfig } from '../config/spans-dir';
+import { access } from 'node:fs/promises';
+import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
+import { defaultSpanDirs } from '../span-file/span-files';
 import { parseDurationMs, parseTimeMs, type TraceFilter } from '../span-file/trace-filter';
 
 /** parseArgs option specs of the filter flags. */
@@ -25,6 +27,21 @@ export const FILTER_HELP = `Filters (a trace is shown when it matches all given)
   --until <t>            trace start at or before t (same forms)
   --trace <id>           trace id (32 hex chars), or the traces whose id starts with a shorter prefix
   --name <glob>          a span whose name matches the glob (* any characters, ? one)`;
+
+/** parseArgs option specs shared by `view`, `ui` and `export`: which files are read. */
+export const READ_OPTIONS = { 'any-owner': { type: 'boolean' } } as const;
+
+/** The help lines of the DIR|FILE arguments and {@link READ_OPTIONS}, for `view`, `ui` and `export`. */
+export const PATHS_HELP = `Arguments:
+  DIR|FILE               span files (*.jsonl, one OTLP/JSON request per line) or directories of
+                         them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR} (and the preload's
+                         fallback <tmpdir>/spans-<uid>, read alone when ${DEFAULT_SPANS_DIR} is another
+                         user's or writable by others without the sticky bit)
+  --any-owner            read files of other users too (default: only yours and root's)
+
+Span files are read as the preload writes them: regular files only, each up to its size when
+opened; a symlink, FIFO, device, directory named *.jsonl or unreadable file is skipped with one
+line, and the others are still read. A line longer than 64 MiB is skipped and counted.`;
 
 /** The values parseArgs gives for {@link FILTER_OPTIONS}. */
 export interface FilterValues {
@@ -83,10 +100,36 @@ export function describeFilter(values: FilterValues): string {
   return parts.join(' ');
 }
 
-/** The paths given, else the preload's spans directory: `$TRACEHOOK_SPANS_DIR`, else `/tmp/spans`. */
-export function spanPaths(positionals: string[], env: Record<string, string | undefined>): { paths: string[]; explicit: boolean } {
-  const explicit = positionals.length > 0;
-  return { paths: explicit ? positionals : [readSpansDirConfig(env).spansDir], explicit };
+/**
+ * The paths given, else the directories the preload writes to (see {@link defaultSpanDirs}).
+ * @returns `notes`: lines for stderr about the default directory; `paths` is empty when no default is safe to read
+ */
+export async function spanPaths(positionals: string[], env: Record<string, string | undefined>): Promise<{ paths: string[]; explicit: boolean; notes: string[] }> {
+  if (positionals.length > 0) return { paths: positionals, explicit: true, notes: [] };
+  return { ...(await defaultSpanDirs(env)), explicit: false };
+}
+
+/** The files skipped (path → one line saying why), as lines for stderr: all when few, else the first ones and a count. */
+export function skippedFilesNote(command: string, skipped: ReadonlyMap<string, string>): string {
+  if (skipped.size === 0) return '';
+  const reasons = [...skipped.values()];
+  const shown = reasons.slice(0, SKIPPED_FILES_SHOWN);
+  if (reasons.length > shown.length) shown.push(`and ${reasons.length - shown.length} more`);
+  return `tracehook ${command}: skipped ${skipped.size} file${skipped.size === 1 ? '' : 's'}:\n  ${shown.join('\n  ')}\n`;
+}
+
+const SKIPPED_FILES_SHOWN = 10;
+
+/** The first path that does not exist (a dangling symlink counts as missing), if any. */
+export async function firstMissing(paths: readonly string[]): Promise<string | undefined> {
+  for (const p of paths) {
+    try {
+      await access(p);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return p;
+    }
+  }
+  return undefined;
 }
 
 /** parseArgs' message cut to its first sentence (the rest is advice about "--"), with a pointer to help. */

@@ -6,7 +6,6 @@
  * Reading is streaming: the files are indexed line by line (a summary per trace, see SpanIndex),
  * then only the spans of the traces shown are read again, a bounded chunk of traces at a time.
  */
-import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { filterRequestLine } from '../span-file/otlp-filter';
@@ -17,8 +16,7 @@ import { matchesTraceFilter, type TraceFilter } from '../span-file/trace-filter'
 import { buildTraces, renderTrace } from '../span-file/tree';
 import type { SkippedLine } from '../span-file/types';
 import { buildStaticPage } from './ui/page';
-import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, spanPaths } from './view-options';
-import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
+import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
 
 /** Where `runView` writes and which environment it reads; tests pass their own. */
 export interface ViewIO {
@@ -37,9 +35,7 @@ Prints the traces found in span files as indented trees: one line per span with 
 offset, name, kind, duration, status, process (service[pid], service[pid:tN] for worker thread N)
 and HTTP/gRPC detail. Spans whose parent is in no file read are shown at the root, marked with ⋯.
 
-Arguments:
-  DIR|FILE               span files (*.jsonl, one OTLP/JSON request per line) or directories of
-                         them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR}
+${PATHS_HELP}
 
 ${FILTER_HELP}
 
@@ -77,6 +73,7 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
       strict: true,
       options: {
         ...FILTER_OPTIONS,
+        ...READ_OPTIONS,
         list: { type: 'boolean', short: 'l' },
         sort: { type: 'string' },
         limit: { type: 'string' },
@@ -108,23 +105,25 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
   const outputs = [values.list && '--list', values.json && '--json', values.html !== undefined && '--html'].filter(Boolean);
   if (outputs.length > 1) return fail(`${outputs.join(' and ')} cannot be combined: choose one output`);
 
-  const { paths, explicit } = spanPaths(positionals, io.env);
-  for (const p of paths) {
-    if (!existsSync(p)) {
-      return fail(
-        explicit
-          ? `${p}: no such file or directory`
-          : `no spans found: ${p} does not exist (pass a directory or file, or set TRACEHOOK_SPANS_DIR)`,
-      );
-    }
+  const { paths, explicit, notes } = await spanPaths(positionals, io.env);
+  for (const note of notes) await write(io.stderr, `tracehook view: ${note}\n`);
+  if (paths.length === 0) return fail('no spans found (pass a directory or file, or set TRACEHOOK_SPANS_DIR)');
+  const missing = await firstMissing(paths);
+  if (missing !== undefined) {
+    return fail(
+      explicit
+        ? `${missing}: no such file or directory`
+        : `no spans found: ${missing} does not exist (pass a directory or file, or set TRACEHOOK_SPANS_DIR)`,
+    );
   }
 
-  const index = new SpanIndex(paths);
+  const index = new SpanIndex(paths, { anyOwner: values['any-owner'] === true });
   try {
     await index.refresh({ final: true });
   } catch (err) {
     return fail(`cannot read ${paths.join(', ')}: ${(err as Error).message}`);
   }
+  if (index.skippedFiles.size > 0) await write(io.stderr, skippedFilesNote('view', index.skippedFiles));
   if (index.skippedCount > 0) await write(io.stderr, skippedNote(index.skipped, index.skippedCount));
   const files = index.fileList;
   if (files.length === 0) return fail(`no span files (*.jsonl) in ${paths.join(', ')}`);

@@ -6,9 +6,10 @@ export class UnsafePathError extends Error {
   override readonly name = 'UnsafePathError';
 }
 
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-/** A FIFO planted under the file's name would block an open for writing: fail it instead. */
-const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+/** Never follow a symlink planted under a span file's name. */
+export const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** A FIFO planted under a span file's name would block an open: fail it (writing) or return at once (reading). */
+export const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 const STICKY = 0o1000;
 
 /** Our effective uid, or undefined where there are none (Windows): the checks then do nothing. */
@@ -16,36 +17,64 @@ function euid(): number | undefined {
   return process.geteuid?.();
 }
 
-/** Root's and our own directories and symlinks are trusted; another user's never are. */
-function trustedOwner(uid: number, me: number): boolean {
-  return uid === me || uid === 0;
+/** Root's and our own files, directories and symlinks are trusted; another user's never are (all are, without uids). */
+export function trustedOwner(uid: number, me = euid()): boolean {
+  return me === undefined || uid === me || uid === 0;
 }
 
 /**
  * Makes sure `dir` is a directory span files may be written into, creating it (mode 0700) when it
- * does not exist: owned by us or root, and either not writable by other users or sticky (as /tmp
- * is), where others cannot remove or replace our files. A symlink to a directory is followed only
- * when the symlink itself is ours or root's.
+ * does not exist, then {@link checkPrivateDir}.
  * @throws UnsafePathError when the directory is not safe; the fs error when it cannot be created
  */
 export function preparePrivateDir(dir: string): void {
-  const me = euid();
-  let link: Stats;
   try {
-    link = lstatSync(dir);
+    lstatSync(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    link = lstatSync(dir);
   }
-  if (me === undefined) return;
-  if (link.isSymbolicLink() && !trustedOwner(link.uid, me)) throw new UnsafePathError(`${dir} is a symlink owned by uid ${link.uid}, another user`);
+  checkPrivateDir(dir);
+}
+
+/**
+ * Checks that an existing `dir` is safe for span files, for the preload writing them and the viewer
+ * reading them: owned by us or root, and either not writable by other users or sticky (as /tmp
+ * is), where others cannot remove or replace our files. A symlink to a directory is followed only
+ * when the symlink itself is ours or root's.
+ * @throws UnsafePathError when the directory is not safe; the fs error (ENOENT…) when it cannot be examined
+ */
+export function checkPrivateDir(dir: string): void {
+  const link = lstatSync(dir);
+  if (euid() === undefined) return;
+  if (link.isSymbolicLink() && !trustedOwner(link.uid)) throw new UnsafePathError(`${dir} is a symlink owned by uid ${link.uid}, another user`);
   const st = link.isSymbolicLink() ? statSync(dir) : link;
   if (!st.isDirectory()) throw new UnsafePathError(`${dir} is not a directory`);
-  if (!trustedOwner(st.uid, me)) throw new UnsafePathError(`${dir} is owned by uid ${st.uid}, another user`);
+  if (!trustedOwner(st.uid)) throw new UnsafePathError(`${dir} is owned by uid ${st.uid}, another user`);
   if ((st.mode & 0o022) !== 0 && (st.mode & STICKY) === 0) {
     throw new UnsafePathError(`${dir} is writable by other users (mode ${(st.mode & 0o7777).toString(8)}) and not sticky`);
   }
+}
+
+/** What a file that is not a regular file is, for messages: "a FIFO", "a directory"… */
+export function fileKind(st: Pick<Stats, 'isFIFO' | 'isDirectory' | 'isSymbolicLink' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isFile'>): string {
+  if (st.isFile()) return 'a regular file';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isSymbolicLink()) return 'a symlink';
+  if (st.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+/**
+ * The error of an `O_NOFOLLOW | O_NONBLOCK` open as what it means: a symlink or a FIFO under the
+ * name is an {@link UnsafePathError}; any other error is returned as it is.
+ */
+export function unsafeOpenError(path: string, err: NodeJS.ErrnoException): Error {
+  // Linux's protected_symlinks answers EACCES, not ELOOP, for another user's symlink in a sticky directory.
+  if (err.code === 'ELOOP' || err.code === 'EMLINK' || (err.code === 'EACCES' && isSymlink(path))) return new UnsafePathError(`${path} is a symlink`);
+  if (err.code === 'ENXIO') return new UnsafePathError(`${path} is a FIFO`);
+  return err;
 }
 
 /**
@@ -60,16 +89,12 @@ export function openPrivateFile(path: string): { fd: number; size: number } {
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // Linux's protected_symlinks answers EACCES, not ELOOP, for another user's symlink in a sticky directory.
-    if (code === 'ELOOP' || code === 'EMLINK' || (code === 'EACCES' && isSymlink(path))) throw new UnsafePathError(`${path} is a symlink`);
-    if (code === 'ENXIO') throw new UnsafePathError(`${path} is a FIFO`);
-    throw err;
+    throw unsafeOpenError(path, err as NodeJS.ErrnoException);
   }
   try {
     const st = fstatSync(fd);
     const me = euid();
-    if (!st.isFile()) throw new UnsafePathError(`${path} is not a regular file`);
+    if (!st.isFile()) throw new UnsafePathError(`${path} is ${fileKind(st)}, not a regular file`);
     if (me !== undefined && st.uid !== me) throw new UnsafePathError(`${path} is owned by uid ${st.uid}, another user`);
     if (st.nlink !== 1) throw new UnsafePathError(`${path} has ${st.nlink} hard links`);
     if ((st.mode & 0o077) !== 0) fchmodSync(fd, 0o600);

@@ -5,10 +5,9 @@
  *
  * @see https://opentelemetry.io/docs/specs/otel/protocol/file-exporter/
  */
-import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { toAttributes } from './any-value';
-import { readSpanFileLines } from './line-reader';
+import { readSpanFileLines, tooLongReason } from './line-reader';
+import { findSpanFiles } from './span-files';
 import type {
   DecodedEvent,
   DecodedLink,
@@ -24,8 +23,7 @@ export type * from './types';
 const KINDS: readonly SpanKindName[] = ['INTERNAL', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
 const STATUS_CODES: readonly StatusCodeName[] = ['UNSET', 'OK', 'ERROR'];
 
-/** The extension of span files; other files in a span directory are ignored. */
-export const SPAN_FILE_EXTENSION = '.jsonl';
+export { SPAN_FILE_EXTENSION } from './span-files';
 
 /**
  * Decodes one line of a span file (one OTLP/JSON `ExportTraceServiceRequest`) into its spans, in
@@ -86,7 +84,8 @@ export async function readSpans(paths: readonly string[]): Promise<SpanReadResul
   for (const file of result.files) {
     try {
       for await (const line of readSpanFileLines(file)) {
-        decodeLineInto(line.text, file, line.line, line.unterminated, result);
+        if (line.tooLong) result.skipped.push({ file, line: line.line, reason: tooLongReason(line.length), truncated: line.unterminated });
+        else decodeLineInto(line.text, file, line.line, line.unterminated, result);
       }
     } catch (err) {
       // Removed between listing and reading: nothing to read, as for a missing path.
@@ -126,22 +125,13 @@ function decodeLineInto(line: string, file: string, lineNumber: number, untermin
 }
 
 /**
- * The span files a path stands for: a directory's `*.jsonl` files (not recursively), a file
- * itself, nothing for a path that does not exist. Absolute paths.
+ * The span files a path stands for: a directory's `*.jsonl` regular files (not recursively), a file
+ * itself, nothing for a path that does not exist. Absolute paths. See {@link findSpanFiles}, which
+ * also says which entries it passed over.
  * @throws I/O errors other than ENOENT
  */
 export async function listSpanFiles(path: string): Promise<string[]> {
-  const abs = resolve(path);
-  let info;
-  try {
-    info = await stat(abs);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-  if (!info.isDirectory()) return [abs];
-  const names = await readdir(abs);
-  return names.filter((n) => n.endsWith(SPAN_FILE_EXTENSION)).map((n) => join(abs, n));
+  return (await findSpanFiles(path)).files;
 }
 
 function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedSpan['scope'], file: string, light: boolean): DecodedSpan {

@@ -4,9 +4,10 @@
  * any size costs memory per trace, and the spans of a trace are read again on demand. It follows
  * files as they grow: {@link SpanIndex.refresh} reads only what was appended since the last call.
  */
-import { stat } from 'node:fs/promises';
-import { decodeSpanLine, listSpanFiles } from './decode';
-import { readLinesAt, readSpanFileLines } from './line-reader';
+import type { FileHandle } from 'node:fs/promises';
+import { decodeSpanLine } from './decode';
+import { readLines, readLinesAt, tooLongReason } from './line-reader';
+import { findAllSpanFiles, openSpanFile, skippedFileReason, type SpanFileOptions } from './span-files';
 import { processLabel } from './span-label';
 import type { FilterableTrace } from './trace-filter';
 import type { DecodedSpan, SkippedLine } from './types';
@@ -54,6 +55,8 @@ interface FileState {
   path: string;
   offset: number;
   line: number;
+  /** A last line without its newline yet, already too long: where it started and its bytes so far. */
+  longLine?: { offset: number; length: number };
 }
 
 /** At most this many skipped lines are kept with their reason; the rest are only counted. */
@@ -70,13 +73,24 @@ export class SpanIndex {
   private readonly strings = new Map<string, string>();
   /** The first lines that were not valid OTLP/JSON (see {@link skippedCount} for all). */
   readonly skipped: SkippedLine[] = [];
-  /** Lines skipped because they were not valid OTLP/JSON. */
+  /** Lines skipped because they were not valid OTLP/JSON, or too long to read. */
   skippedCount = 0;
+  /**
+   * Files not read, by path, with a line saying why (a FIFO, a symlink, another user's, unreadable):
+   * found at the last refresh. The other files are read all the same.
+   */
+  readonly skippedFiles = new Map<string, string>();
   /** Spans indexed. */
   spanCount = 0;
 
-  /** @param paths - span files and directories of them (not recursive) */
-  constructor(readonly paths: readonly string[]) {}
+  /**
+   * @param paths - span files and directories of them (not recursive)
+   * @param options - which files are read (see {@link openSpanFile})
+   */
+  constructor(
+    readonly paths: readonly string[],
+    private readonly options: SpanFileOptions = {},
+  ) {}
 
   /** The span files indexed, sorted. */
   get fileList(): string[] {
@@ -88,31 +102,24 @@ export class SpanIndex {
    * and picks up new files.
    * @param final - true: a last line without a newline is decoded if it can be, else skipped and
    *   counted as cut (a killed process). false (following live files): it is left for the next call.
-   * @throws only for I/O errors other than a missing path
+   * A file or path that cannot be read safely is recorded in {@link skippedFiles}, never thrown; the
+   * others are read.
    */
   async refresh({ final = false } = {}): Promise<void> {
-    const found = new Set<string>();
-    for (const p of this.paths) for (const f of await listSpanFiles(p)) found.add(f);
-    for (const path of [...found].sort()) {
+    const { files, skipped } = await findAllSpanFiles(this.paths);
+    this.skippedFiles.clear();
+    for (const [file, reason] of skipped) this.skippedFiles.set(file, reason);
+    for (const path of files) {
       let id = this.fileIds.get(path);
       if (id === undefined) {
         id = this.files.push({ path, offset: 0, line: 1 }) - 1;
         this.fileIds.set(path, id);
       }
-      const state = this.files[id];
-      let size;
-      try {
-        size = (await stat(path)).size;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
-      if (size < state.offset) {
+      if ((await this.readFile(id, final)) === 'shrunk') {
         // Truncated or replaced: what we know of it is wrong, start again.
         this.reset();
         return this.refresh({ final });
       }
-      if (size > state.offset) await this.readFile(id, final);
     }
   }
 
@@ -164,7 +171,7 @@ export class SpanIndex {
     for (const fileId of [...byFile.keys()].sort((a, b) => a - b)) {
       const refs = [...byFile.get(fileId)!.values()].sort((a, b) => a.offset - b.offset);
       const path = this.files[fileId].path;
-      for (const text of await readLinesAt(path, refs)) yield { text, file: path };
+      for (const text of await readLinesAt(path, refs, this.options)) yield { text, file: path };
     }
   }
 
@@ -176,18 +183,57 @@ export class SpanIndex {
     this.strings.clear();
     this.skipped.length = 0;
     this.skippedCount = 0;
+    this.skippedFiles.clear();
     this.spanCount = 0;
   }
 
-  private async readFile(id: number, final: boolean): Promise<void> {
+  /**
+   * Reads what was appended to a file since the last call, up to its size when opened.
+   * @returns 'shrunk' when the file is now shorter than what was read of it
+   */
+  private async readFile(id: number, final: boolean): Promise<'shrunk' | undefined> {
     const state = this.files[id];
-    for await (const line of readSpanFileLines(state.path, state.offset, state.line)) {
-      if (line.unterminated && !final) break;
+    let opened;
+    try {
+      opened = await openSpanFile(state.path, this.options);
+    } catch (err) {
+      // Removed since it was listed: nothing to read, as for a missing path.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.skippedFiles.set(state.path, skippedFileReason(state.path, err));
+      return undefined;
+    }
+    try {
+      if (opened.size < state.offset) return 'shrunk';
+      await this.indexLines(state, opened.handle, opened.size, final, id);
+    } catch (err) {
+      this.skippedFiles.set(state.path, skippedFileReason(state.path, err));
+    } finally {
+      await opened.handle.close();
+    }
+    return undefined;
+  }
+
+  private async indexLines(state: FileState, handle: FileHandle, end: number, final: boolean, id: number): Promise<void> {
+    for await (const line of readLines(handle, { start: state.offset, end, startLine: state.line, insideLongLine: state.longLine !== undefined })) {
+      if (state.longLine) {
+        // The rest of a too-long line read in part before: one line, from where it started.
+        line.offset = state.longLine.offset;
+        line.length += state.longLine.length;
+        state.longLine = undefined;
+      }
+      if (line.unterminated && !final) {
+        // Passed over once, not read again at every refresh while it grows.
+        if (line.tooLong) {
+          state.longLine = { offset: line.offset, length: line.length };
+          state.offset = line.offset + line.length;
+        }
+        break;
+      }
       state.offset = line.offset + line.length + (line.unterminated ? 0 : 1);
       state.line = line.line + 1;
-      if (line.text.trim() === '') continue;
+      if (!line.tooLong && line.text.trim() === '') continue;
       let spans: DecodedSpan[];
       try {
+        if (line.tooLong) throw new Error(tooLongReason(line.length));
         spans = decodeSpanLine(line.text, state.path, { skipAttributesAndEvents: true });
       } catch (err) {
         this.skippedCount++;
