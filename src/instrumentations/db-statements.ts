@@ -31,17 +31,32 @@ export function queryText(text: string, dialect: SqlDialect): string {
 }
 
 /**
+ * The word a masked query text starts with, after its comments (`SELECT` of `/* ? *\/ SELECT ?`), letters only;
+ * `''` when it starts otherwise. For span names, which the instrumentations make of the text's first word as
+ * written: that word can be a comment or a literal (`--tok…`, `SELECT\n'tok…'`).
+ */
+export function leadingKeyword(masked: string): string {
+  return /^(?:\s|\/\* \? \*\/)*([A-Za-z]+)/.exec(masked)?.[1] ?? '';
+}
+
+/**
  * Options for @opentelemetry/instrumentation-pg: its `db.query.text` is the query as written, literals included;
- * `requestHook`, called as the span starts, replaces it with {@link queryText}. Parameter values are not
- * recorded (`enhancedDatabaseReporting` stays off).
+ * `requestHook`, called as the span starts, replaces it with {@link queryText}, and the span's name
+ * (`pg.query:<first word> <database>`) with one made of {@link leadingKeyword} when masking changed the text.
+ * A prepared statement's name, which the app chose, is kept. Parameter values are not recorded
+ * (`enhancedDatabaseReporting` stays off).
  */
 export function pgOptions(): Record<string, unknown> {
   return {
-    requestHook: (span: Span, info: { query?: { text?: unknown } }) => {
+    requestHook: (span: Span, info: { connection?: { database?: unknown }; query?: { text?: unknown; name?: unknown } }) => {
       const text = info.query?.text;
       if (typeof text !== 'string') return;
       const recorded = queryText(text, 'postgresql');
-      if (recorded !== text) span.setAttribute('db.query.text', recorded);
+      if (recorded === text) return;
+      span.setAttribute('db.query.text', recorded);
+      if (typeof info.query?.name === 'string' && info.query.name !== '') return;
+      const database = info.connection?.database;
+      span.updateName(`pg.query:${leadingKeyword(recorded).toUpperCase()}${typeof database === 'string' && database !== '' ? ` ${database}` : ''}`);
     },
   };
 }

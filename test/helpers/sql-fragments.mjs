@@ -27,7 +27,8 @@ const COMMENT = '/* ? */';
  * Masked forms of a dialect, each `(secret) → { sql, masked, value?, settingDependent? }`: `value` is what
  * PostgreSQL returns for `SELECT <sql>` (server checks; absent where the form is not a text value there);
  * `settingDependent` marks a string whose end standard_conforming_strings decides (masked to the end when the
- * two readings differ); `pg16` marks forms PostgreSQL reads only from version 16 on.
+ * two readings differ); `pg16` marks forms PostgreSQL reads only from version 16 on; `unitOnly` forms the server
+ * rejects with a secret inside (`X'…'` wants hex digits).
  */
 const MASKED_FORMS = {
   postgresql: [
@@ -41,8 +42,8 @@ const MASKED_FORMS = {
     }),
     (s) => ({ sql: `U&${doubled(without(s, '\\'), "'")}`, value: without(s, '\\') }),
     () => ({ sql: "B'0101'", value: '0101' }),
-    (s) => ({ sql: `X${doubled(without(s, '\\'), "'")}` }),
-    (s) => ({ sql: `N${doubled(without(s, '\\'), "'")}` }),
+    (s) => ({ sql: `X${doubled(without(s, '\\'), "'")}`, unitOnly: true }),
+    (s) => ({ sql: `N${doubled(without(s, '\\'), "'")}`, unitOnly: true }),
     (s) => ({ sql: `--${without(s, '\n', '\r')}\n`, masked: `${COMMENT}\n`, comment: true }),
     (s) => ({ sql: `/* ${without(s, '*/', '/*')} */`, masked: COMMENT, comment: true }),
     (s) => ({ sql: `/* a /* ${without(s, '*/', '/*')} */ b */`, masked: COMMENT, comment: true }),
@@ -68,7 +69,7 @@ const KEPT = {
   mysql: ['SELECT', 'FROM', 'WHERE', 'users', 'col_a', 't.name', '`my col`', '`a``b`', '?', '=', ',', '(', ')', '*', '/', '$a', 'a$1', ':name', 'é_col', 'E', 'x'],
 };
 
-/** One masked fragment of `dialect`: `{ sql, masked, value?, settingDependent?, comment?, pg16? }`. */
+/** One masked fragment of `dialect`: `{ sql, masked, value?, settingDependent?, comment?, pg16?, unitOnly? }`. */
 export function maskedArbitrary(dialect, filter = () => true) {
   const forms = MASKED_FORMS[dialect];
   return fc.tuple(fc.nat(forms.length - 1), secretArbitrary).map(([i, secret]) => {
@@ -94,21 +95,29 @@ export function statementArbitrary(dialect) {
 }
 
 /**
+ * A PostgreSQL `'…'` string at the start of a text read with backslash escapes (standard_conforming_strings off),
+ * as a regular expression (atomic: no backtracking); without them, it is `'…'` with `''` inside.
+ */
+export const ESCAPED_PG_STRING = /^'(?=((?:[^'\\]|\\[\s\S]|'')*))\1'/;
+
+/**
  * `SELECT <literal> AS v` with comments around it, for a real PostgreSQL (version 15: no PG16-only forms):
- * `{ sql, masked, value, settingDependent }`, `value` what the server must return as `v` (undefined: not checked).
+ * `{ sql, masked, value }`, `value` what the server must return as `v` (undefined: not checked). A string whose
+ * end standard_conforming_strings decides is masked to the end when its two readings differ.
  */
 export function pgSelectArbitrary() {
-  const literal = maskedArbitrary('postgresql', (f) => !f.comment && !f.pg16);
+  const literal = maskedArbitrary('postgresql', (f) => !f.comment && !f.pg16 && !f.unitOnly);
   const comment = fc.option(maskedArbitrary('postgresql', (f) => f.comment), { nil: undefined });
   return fc.tuple(comment, comment, literal, comment, SEPARATORS).map(([c1, c2, lit, c3, sep]) => {
     const parts = [c1, { sql: 'SELECT', masked: 'SELECT' }, c2, lit, { sql: 'AS v', masked: 'AS v' }, c3].filter(Boolean);
-    const before = parts.slice(0, parts.indexOf(lit)).map((p) => p.masked + sep).join('');
+    const before = parts.slice(0, parts.indexOf(lit));
+    const sql = parts.map((p) => p.sql).join(sep);
+    const at = before.map((p) => p.sql + sep).join('').length;
+    const bothReadings = !lit.settingDependent || ESCAPED_PG_STRING.exec(sql.slice(at))?.[0].length === lit.sql.length;
     return {
-      sql: parts.map((p) => p.sql).join(sep),
-      masked: parts.map((p) => p.masked).join(sep),
-      maskedToEnd: `${before}?`,
+      sql,
+      masked: bothReadings ? parts.map((p) => p.masked).join(sep) : `${before.map((p) => p.masked + sep).join('')}?`,
       value: lit.value,
-      settingDependent: lit.settingDependent,
     };
   });
 }
