@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { startPostgres } from './helpers/db-servers.mjs';
 import { readSpans, run, spansDir } from './helpers/fixture.mjs';
+import { startMysqlErrorServer } from './helpers/mysql-error-server.mjs';
 import { pgSelectArbitrary } from './helpers/sql-fragments.mjs';
 
 // Issue 29 item 6, as reported.
@@ -64,4 +65,17 @@ test('PostgreSQL: the server reads each generated literal and comment where the 
   assert.equal(failed.status.message, 'invalid input syntax for type integer: "?"');
   assert.equal(failed.attributes['db.response.status_code'], '22P02');
   assert.equal(failed.attributes['error.type'], '22P02');
+});
+
+test('mysql2: a server error that quotes a value reaches the span with the value masked', async (t) => {
+  const server = await startMysqlErrorServer({ message: "Duplicate entry 'tok_SECRET_DUP' for key 'users.email'" });
+  t.after(() => server.close());
+  const dir = spansDir(t);
+  const { code, stdout, stderr } = await run('mysql2-app.cjs', { args: [String(server.port)], env: { TRACEHOOK_SPANS_DIR: dir } });
+  assert.equal(code, 0, stderr);
+  assert.equal(stdout, 'done\n');
+  for (const name of readdirSync(dir)) assert.doesNotMatch(readFileSync(join(dir, name), 'utf8'), /tok_SECRET|SECRET/, name);
+  const queries = (await readSpans(dir)).filter((s) => s.kind === 'CLIENT' && s.attributes['db.system.name'] === 'mysql');
+  assert.equal(queries.length, 4);
+  for (const q of queries) assert.deepEqual(q.status, { code: 'ERROR', message: "Duplicate entry '?'" });
 });

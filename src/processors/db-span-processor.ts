@@ -10,18 +10,19 @@ const QUOTES = /["'`]/;
 const MYSQL2_SCOPE = '@opentelemetry/instrumentation-mysql2';
 
 /**
- * `message` with what a database error quotes masked: everything from its first quote to its last becomes `"?"`
- * (or `'?'`, the first quote's kind), and hexadecimal bytes become `0x?`. Servers quote values without escaping
- * the quotes inside them (PostgreSQL's `invalid input syntax for type integer: "a"b"`, MySQL's
- * `Duplicate entry 'x' for key 'users.email'`), so no pairing of quotes is safe; the text around them is the
- * server's template. Unchanged when it quotes nothing.
+ * `message` with what a database error quotes masked: everything from its first quote to the last quote of the
+ * same kind becomes `"?"` (or `'?'`, `` `?` ``; to the end when there is no other), and hexadecimal bytes become
+ * `0x?`. Servers quote values without escaping the quotes inside them (PostgreSQL's `invalid input syntax for
+ * type integer: "a"b"`, MySQL's `Duplicate entry 'x' for key 'users.email'`), so no pairing of quotes is safe;
+ * the text before the first quote and after the template's closing one is the server's template. Unchanged when
+ * it quotes nothing.
  */
 export function maskErrorMessage(message: string): string {
   let masked = message;
   const first = message.search(QUOTES);
   if (first >= 0) {
     const quote = message[first]!;
-    const last = Math.max(message.lastIndexOf('"'), message.lastIndexOf("'"), message.lastIndexOf('`'));
+    const last = message.lastIndexOf(quote);
     masked = `${message.slice(0, first)}${quote}?${quote}${last > first ? message.slice(last + 1) : ''}`;
   }
   return masked.replace(/0x[0-9a-fA-F]+/g, '0x?');
