@@ -73,7 +73,7 @@ for (const [fixture, preload, route] of [
   });
 }
 
-test('mysql2: query text with its literals masked, parameter values never in it (a port where no server listens: the span is made before the refusal)', async (t) => {
+test('mysql2: query text with its literals and comments masked, span names without them, parameter values never in it (a port where no server listens: the span is made before the refusal)', async (t) => {
   const port = await new Promise((resolve) => {
     const probe = net.createServer().listen(0, '127.0.0.1', () => {
       const free = probe.address().port;
@@ -86,7 +86,8 @@ test('mysql2: query text with its literals masked, parameter values never in it 
   assert.equal(stdout, 'done\n');
   const spans = await readSpans(dir);
   const queries = spans.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'mysql').map(statement);
-  assert.deepEqual(queries, ['SELECT id FROM users WHERE email = ? AND password_hash = ?', 'UPDATE users SET api_token = ? WHERE id = ?']);
+  assert.deepEqual(queries, ['SELECT id FROM users WHERE email = ? AND password_hash = ?', 'UPDATE users SET api_token = ? WHERE id = ?', 'SELECT\n? AS x', '/* ? */ SELECT ?']);
+  assert.deepEqual(spans.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'mysql').map((s) => s.name), ['SELECT', 'UPDATE', 'SELECT', 'SELECT']);
   assert.doesNotMatch(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events.map((e) => e.attributes)])), /SECRET|alice@/);
 });
 

@@ -1,26 +1,6 @@
 import type { Span } from '@opentelemetry/api';
-
-// A dollar quote's tag (the `tag` of $tag$, or none).
-const TAG = '[A-Za-z_][A-Za-z_0-9]*';
-// Dollar-quoted bodies ($$…$$, $tag$…$tag$), single-quoted strings ('' inside), then numbers that are not part of
-// a name, a `$1` placeholder or a longer number.
-const DOLLAR_QUOTED = new RegExp(`\\$(${TAG})?\\$[\\s\\S]*?\\$\\1\\$`, 'g');
-const QUOTED = /'(?:[^']|'')*'/g;
-const NUMBER = /(?<![\w$.])\d+(?:\.\d+)?(?![\w.])/g;
-// What is left of a quote after masking: the opening of a literal that a cut left unterminated.
-const LITERAL_OPENING = new RegExp(`'|\\$(?:${TAG})?\\$`);
-
-/**
- * `sql` with its literal values replaced by `?`: PostgreSQL's string constants (single-quoted, and dollar-quoted) and
- * numeric constants. Placeholders (`$1`), casts (`::int`), names (`t1`) and double-quoted identifiers are kept, so a
- * parameterized query is unchanged. Follows the semantic conventions: query text that is not parameterized is
- * collected only with its literals redacted, as they may be secrets (`WHERE api_token = '…'`).
- * @see OpenTelemetry semantic conventions, "Database spans", `db.query.text` (sanitization)
- */
-export function maskSqlLiterals(sql: string): string {
-  if (sql.indexOf("'") < 0 && sql.indexOf('$') < 0 && !/\d/.test(sql)) return sql;
-  return sql.replace(DOLLAR_QUOTED, '?').replace(QUOTED, '?').replace(NUMBER, '?');
-}
+import { maskSql } from './sql-mask.js';
+import type { SqlDialect } from './sql-mask.js';
 
 /**
  * Longest query text kept, UTF-16 code units (16 KiB): masking is linear in the text, and a bulk INSERT of
@@ -28,36 +8,66 @@ export function maskSqlLiterals(sql: string): string {
  */
 export const MAX_QUERY_TEXT_CHARS = 16 * 1024;
 
+/** `text` cut to at most `max` code units, never between the two halves of a surrogate pair. */
+function cut(text: string, max: number): string {
+  const high = text.charCodeAt(max - 1);
+  return text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
+}
+
 /**
- * `text` as a span records it: {@link maskSqlLiterals}, and past {@link MAX_QUERY_TEXT_CHARS} its masked start
- * followed by `…`, cut before a literal the bound split (so no part of one is kept).
+ * `text` as a span records it: {@link maskSql} (comments and literals masked), and past
+ * {@link MAX_QUERY_TEXT_CHARS} the masked text of its start followed by `…`. The text is cut before it is masked,
+ * so a literal the cut splits does not end, and is masked with all after it: no part of one is kept.
+ * Follows the semantic conventions: query text that is not parameterized is collected only with its literals
+ * redacted, as they may be secrets (`WHERE api_token = '…'`).
+ * @see OpenTelemetry semantic conventions, "Database spans", `db.query.text` (sanitization)
  */
-export function queryText(text: string): string {
-  if (text.length <= MAX_QUERY_TEXT_CHARS) return maskSqlLiterals(text);
-  const head = maskSqlLiterals(text.slice(0, MAX_QUERY_TEXT_CHARS));
-  const open = head.search(LITERAL_OPENING);
-  return `${open < 0 ? head : head.slice(0, open)}…`;
+export function queryText(text: string, dialect: SqlDialect): string {
+  const long = text.length > MAX_QUERY_TEXT_CHARS;
+  const masked = maskSql(long ? cut(text, MAX_QUERY_TEXT_CHARS) : text, dialect);
+  // `#` becomes `/* ? */`: masked text can be longer than the text.
+  if (masked.length > MAX_QUERY_TEXT_CHARS) return `${cut(masked, MAX_QUERY_TEXT_CHARS)}…`;
+  return long ? `${masked}…` : masked;
+}
+
+/**
+ * The word a masked query text starts with, after its comments (`SELECT` of `/* ? *\/ SELECT ?`), letters only;
+ * `''` when it starts otherwise. For span names, which the instrumentations make of the text's first word as
+ * written: that word can be a comment or a literal (`--tok…`, `SELECT\n'tok…'`).
+ */
+export function leadingKeyword(masked: string): string {
+  return /^(?:\s|\/\* \? \*\/)*([A-Za-z]+)/.exec(masked)?.[1] ?? '';
 }
 
 /**
  * Options for @opentelemetry/instrumentation-pg: its `db.query.text` is the query as written, literals included;
- * `requestHook`, called as the span starts, replaces it with {@link queryText}. Parameter values are not
- * recorded (`enhancedDatabaseReporting` stays off).
+ * `requestHook`, called as the span starts, replaces it with {@link queryText}, and the span's name
+ * (`pg.query:<first word> <database>`) with one made of {@link leadingKeyword} when masking changed the text.
+ * A prepared statement's name, which the app chose, is kept. Parameter values are not recorded
+ * (`enhancedDatabaseReporting` stays off).
  */
 export function pgOptions(): Record<string, unknown> {
   return {
-    requestHook: (span: Span, info: { query?: { text?: unknown } }) => {
+    requestHook: (span: Span, info: { connection?: { database?: unknown }; query?: { text?: unknown; name?: unknown } }) => {
       const text = info.query?.text;
       if (typeof text !== 'string') return;
-      const recorded = queryText(text);
-      if (recorded !== text) span.setAttribute('db.query.text', recorded);
+      const recorded = queryText(text, 'postgresql');
+      if (recorded === text) return;
+      span.setAttribute('db.query.text', recorded);
+      if (typeof info.query?.name === 'string' && info.query.name !== '') return;
+      const database = info.connection?.database;
+      span.updateName(`pg.query:${leadingKeyword(recorded).toUpperCase()}${typeof database === 'string' && database !== '' ? ` ${database}` : ''}`);
     },
   };
 }
 
 /**
- * Options for @opentelemetry/instrumentation-mysql2: `maskStatement`, its own redaction of quoted strings and numbers
- * in `db.query.text` (MySQL quotes strings with `'` or `"`). Without it, depending on the order mysql2's files load,
- * it may format the parameter values into the query text.
+ * Options for @opentelemetry/instrumentation-mysql2: `maskStatement` with our `maskStatementHook`, {@link queryText}
+ * with MySQL's token rules (the instrumentation's own hook is two regular expressions that leave comments and
+ * backslash-escaped quotes). Without `maskStatement`, depending on the order mysql2's files load, it may format
+ * the parameter values into the query text.
  */
-export const MYSQL2_OPTIONS: Readonly<Record<string, unknown>> = { maskStatement: true };
+export const MYSQL2_OPTIONS: Readonly<Record<string, unknown>> = {
+  maskStatement: true,
+  maskStatementHook: (query: string) => queryText(query, 'mysql'),
+};
