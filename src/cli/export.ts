@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { escapeControlChars as printable } from '../diag/control-chars';
 import { decodeExportRequest, listSpanFiles } from '../span-file/decode';
 import { readSpanFileLines } from '../span-file/line-reader';
 import { toReadableSpans } from '../span-file/readable-span';
@@ -62,7 +63,8 @@ interface Batch {
  * @returns the exit code (see {@link EXPORT_HELP})
  */
 export async function runExport(argv: string[], io: ViewIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  const say = (stream: ViewIO['stdout'], text: string) => new Promise<void>((r) => stream.write(`tracehook export: ${text}\n`, () => r()));
+  // Escaped: a backend's reason phrase and body are in some messages.
+  const say = (stream: ViewIO['stdout'], text: string) => new Promise<void>((r) => stream.write(`tracehook export: ${printable(text)}\n`, () => r()));
   let parsed;
   try {
     parsed = parseArgs({
