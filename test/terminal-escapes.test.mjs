@@ -1,6 +1,8 @@
 // Terminal escapes (issue 29, item 4): text from span data or a peer reaches a terminal with its
-// control characters escaped visibly (`\x1b`, `\x9b`), never raw: an OTLP backend's reason phrase
-// and body reach neither the traced app's stderr nor `tracehook export`'s.
+// control characters escaped visibly (`\x1b`, `\x9b`), never raw. `tracehook view` prints span,
+// service and event names, attributes and status messages of a hostile span file, and reports a
+// skipped line without echoing it; an OTLP backend's reason phrase and body reach neither the
+// traced app's stderr nor `tracehook export`'s.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -60,6 +62,37 @@ function hostileSpanFile(t) {
   writeFileSync(join(dir, '7.jsonl'), `${JSON.stringify(request)}\nnot json ${OSC_TITLE}${C1_CSI}\r\n`);
   return dir;
 }
+
+test('tracehook view (trees, -v, --list, --json, errors) escapes control characters from span data and skipped lines', async (t) => {
+  const dir = hostileSpanFile(t);
+  for (const args of [[], ['-v'], ['--list'], ['--json'], ['--service', `x${OSC_TITLE}`]]) {
+    const { code, stdout, stderr } = await cli(['view', dir, ...args]);
+    assert.equal(code, args[0] === '--service' ? 1 : 0, `${args}: ${stderr}`);
+    assert.doesNotMatch(stdout, RAW_CONTROL, `${args}: stdout ${JSON.stringify(stdout)}`);
+    assert.doesNotMatch(stderr, RAW_CONTROL, `${args}: stderr ${JSON.stringify(stderr)}`);
+    if (args[0] !== '--service') {
+      // The skipped line is named by position and reason, its text never echoed.
+      assert.match(stderr, /skipped 1 line that is not valid OTLP\/JSON:\n {2}.*7\.jsonl:2: not JSON\n$/);
+      assert.ok(!stderr.includes('owned'), stderr);
+    }
+    if (args.length === 0) {
+      assert.ok(stdout.includes('GET /\\x1b]0;owned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\x0dfake line'), stdout);
+      assert.ok(stdout.includes('shop\\x1b[2J\\x1b[H[7]'), stdout);
+      assert.ok(stdout.includes('failed\\x9b31m\\u001b]0;owned\\u0007'), stdout);
+    }
+    if (args[0] === '-v') {
+      assert.ok(stdout.includes('user_agent.original = "curl \\x9b31mred"'), stdout);
+      assert.ok(stdout.includes('key\\x1b]8;;https://evil.example/\\x07click'), stdout);
+      assert.ok(stdout.includes('["\\u202eevil","\\x7f"]'), stdout);
+      assert.ok(stdout.includes('exception\\x1b]0;owned\\x07'), stdout);
+    }
+    if (args[0] === '--json') {
+      // Still the same JSON: C1 and bidi characters written as \u escapes.
+      const request = JSON.parse(stdout);
+      assert.equal(request.resourceSpans[0].scopeSpans[0].spans[0].status.message, `failed${C1_CSI}${OSC_TITLE}`);
+    }
+  }
+});
 
 /**
  * An OTLP/HTTP "backend" that answers each export with 400, a reason phrase carrying terminal
