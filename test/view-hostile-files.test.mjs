@@ -78,8 +78,13 @@ test('an attribute (and a resource attribute) nested 20,000 deep: view, -v, --li
   writeFileSync(join(dir, '100.jsonl'), `${mixed}\n`);
   const rebuilt = await cli(['view', dir, '--json', '--trace', 'e'.repeat(32)]);
   assert.equal(rebuilt.code, 0, rebuilt.stderr);
-  assert.equal(rebuilt.stdout, '');
-  assert.equal(rebuilt.stderr, 'tracehook view: --json left out 1 line mixing traces shown and not shown that nest too deep to rebuild\n');
+  if (rebuilt.stdout === '') {
+    assert.equal(rebuilt.stderr, 'tracehook view: --json left out 1 line mixing traces shown and not shown that nest too deep to rebuild\n');
+  } else {
+    // Newer V8 (Node 26) stringifies this deep without running out of stack.
+    assert.equal(rebuilt.stderr, '');
+    assert.ok(rebuilt.stdout.includes('e'.repeat(32)) && !rebuilt.stdout.includes('2'.repeat(32)));
+  }
 });
 
 test('a start time of 1e23 ns: the line is skipped with its reason, --list and the page still list the good trace', async (t) => {
