@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './helpers/fixture.mjs';
+import { startReceiver } from './helpers/otlp-receiver.mjs';
 
 const GOOD_TRACE = '1'.repeat(32);
 const T0 = 1_700_000_000_000_000_000n;
@@ -150,4 +151,16 @@ test('one span name of 100 KB does not pad every line of a big trace to its widt
   const { code, stdout, stderr } = await cli(['view', dir]);
   assert.equal(code, 0, stderr);
   assert.ok(stdout.length < 2 * statSync(join(dir, '100.jsonl')).size, `${stdout.length} chars`);
+});
+
+test('tracehook export (http/json) sends a file with a line nested 20,000 deep: lines that cannot be joined go one per request', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const deep = line([span('2'.repeat(32), 2, { attributes: [{ key: 'deep', value: 'DEEP' }] })]).replace('"DEEP"', deepValue(20_000));
+  const dir = spanFile(t, deep);
+  const { code, stdout, stderr } = await cli(['export', dir, '--endpoint', `http://127.0.0.1:${receiver.port}`]);
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /sent 2 spans from 1 span file in (1|2) requests? /);
+  const received = receiver.requests.map((r) => r.body.toString());
+  assert.ok(received.some((body) => body.includes(GOOD_TRACE)) && received.some((body) => body.includes('"bottom"')));
 });
