@@ -18,7 +18,8 @@ export const TOO_DEEP = `[nested deeper than ${MAX_VALUE_DEPTH} levels]`;
 export function toPlainValue(anyValue: unknown, depth = 0): AttributeValue {
   if (anyValue === null || typeof anyValue !== 'object') return undefined;
   const v = anyValue as Record<string, unknown>;
-  if ('stringValue' in v) return String(v.stringValue);
+  // Not String() on an object: an array nested thousands deep would recurse in its join().
+  if ('stringValue' in v) return typeof v.stringValue === 'object' && v.stringValue !== null ? undefined : String(v.stringValue);
   if ('boolValue' in v) return v.boolValue === true || v.boolValue === 'true';
   if ('intValue' in v) return toInteger(v.intValue);
   if ('doubleValue' in v) return toDouble(v.doubleValue);
