@@ -7,9 +7,9 @@
  * then only the spans of the traces shown are read again, a bounded chunk of traces at a time.
  */
 import { existsSync } from 'node:fs';
-import { escapeControlChars as printable, escapeControlCharsInJson } from '../diag/control-chars';
 import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { escapeControlChars as printable, escapeControlCharsInJson } from '../diag/control-chars';
 import { filterRequestLine } from '../span-file/otlp-filter';
 import { ansiPaint, colorEnabled, noPaint, paintCell, type Paint } from '../span-file/paint';
 import { SpanIndex, type TraceSummary } from '../span-file/span-index';

@@ -174,7 +174,7 @@ function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedS
   const startTimeUnixNano = decodeNanos(raw.startTimeUnixNano);
   const end = decodeNanos(raw.endTimeUnixNano);
   if (startTimeUnixNano === undefined || end === undefined) {
-    throw new TypeError(`span ${spanId} has a ${startTimeUnixNano === undefined ? 'start' : 'end'} time outside 0 to 2^64-1 ns`);
+    throw new TypeError(`span ${spanId} has ${startTimeUnixNano === undefined ? 'a start' : 'an end'} time outside 0 to 2^64-1 ns`);
   }
   const endTimeUnixNano = end < startTimeUnixNano ? startTimeUnixNano : end;
   // Optional keys are present only when set, so that deepEqual against a literal stays simple.
@@ -266,10 +266,15 @@ function describeRaw(raw: unknown): string {
 }
 
 // Timestamps are fixed64 nanoseconds: a decimal string in OTLP/JSON, a number from some producers.
-// Missing or unreadable gives 0 (as before); a number outside 0 to 2^64-1 gives undefined.
+// Missing or unreadable gives 0 (as before); a number outside 0 to 2^64-1 gives undefined. Digits
+// beyond 20 (2^64 has 20) are out of range before BigInt, whose parsing of a long string is slow.
 function decodeNanos(raw: unknown): bigint | undefined {
   let nanos = 0n;
-  if (typeof raw === 'string' && /^\d+$/.test(raw)) nanos = BigInt(raw);
+  if (typeof raw === 'string' && /^\d+$/.test(raw)) {
+    const digits = /^0*(\d{0,20})$/.exec(raw);
+    if (!digits) return undefined;
+    nanos = BigInt(digits[1] || '0');
+  }
   else if (typeof raw === 'number' && Number.isFinite(raw)) nanos = BigInt(Math.trunc(raw));
   return nanos >= 0n && nanos <= MAX_UNIX_NANO ? nanos : undefined;
 }
