@@ -182,6 +182,36 @@ test('the page stays usable on a 10,000-span trace: only the rows in view are in
   assert.equal(await page.locator('.span-row').count(), 1);
 });
 
+test('the page draws a parent chain 20,000 deep and a parent cycle (corrupt files) without recursion', { skip: noBrowser }, async (t) => {
+  const dir = spansDir(t);
+  const chainId = 'cd'.repeat(16);
+  const chain = [];
+  for (let i = 0; i < 20_000; i++) chain.push(span(chainId, i, i === 0 ? undefined : i - 1, i, 1));
+  // Two spans each the parent of the other: a corrupt file, shown cut at the earlier one.
+  const cycleId = 'ef'.repeat(16);
+  const cycle = [span(cycleId, 0, 1, 0, 10), span(cycleId, 1, 0, 5, 2)];
+  writeFileSync(join(dir, '7.jsonl'), `${line('deep', chain)}\n${line('loop', cycle)}\n`);
+  const html = join(spansDir(t), 'deep.html');
+  const made = await cli(['view', dir, '--html', html]);
+  assert.equal(made.code, 0, made.stderr);
+
+  const { page } = await openBrowser(t);
+  await page.goto(`${pathToFileURL(html).href}#trace=${chainId}`);
+  await page.waitForSelector('.span-row');
+  assert.match(await page.textContent('#trace-header'), /20000 spans/);
+  await page.$eval('#waterfall', (el) => { el.scrollTop = el.scrollHeight; });
+  await page.waitForFunction(() => [...document.querySelectorAll('.span-row .label')].some((l) => l.textContent === 'step 19999'));
+  const last = page.locator('.span-row', { hasText: 'step 19999' });
+  assert.equal(await last.getAttribute('data-depth'), '19999');
+  // Indented at most 64 levels: the row's name stays on screen.
+  assert.equal(await last.locator('.name').evaluate((el) => el.style.paddingLeft), `${4 + 64 * 14}px`);
+
+  await page.click(`.trace-row[data-trace="${cycleId}"]`);
+  await page.waitForFunction((id) => document.querySelector('#trace-header').textContent.includes(id), cycleId);
+  const rows = await page.$$eval('.span-row', (els) => els.map((r) => [r.querySelector('.label').textContent, r.dataset.depth]));
+  assert.deepEqual(rows, [['step 0', '0'], ['step 1', '1']]);
+});
+
 test('tracehook ui serves the page on 127.0.0.1 only, loads spans on demand, and picks up traces written later', { skip: noBrowser }, async (t) => {
   const dir = spansDir(t);
   // 100,000 spans in 10,000 traces of 10 spans.

@@ -9,6 +9,7 @@
  * @see https://opentelemetry.io/docs/specs/otlp/#otlphttp
  */
 import { parseArgs } from 'node:util';
+import { escapeControlChars as printable } from '../diag/control-chars';
 import { decodeExportRequest } from '../span-file/decode';
 import { readSpanFileLines, type SpanFileLine } from '../span-file/line-reader';
 import { toReadableSpans } from '../span-file/readable-span';
@@ -60,7 +61,8 @@ interface Batch {
  * @returns the exit code (see {@link EXPORT_HELP})
  */
 export async function runExport(argv: string[], io: ViewIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  const say = (stream: ViewIO['stdout'], text: string) => new Promise<void>((r) => stream.write(`tracehook export: ${text}\n`, () => r()));
+  // Escaped: a backend's reason phrase and body are in some messages.
+  const say = (stream: ViewIO['stdout'], text: string) => new Promise<void>((r) => stream.write(`tracehook export: ${printable(text)}\n`, () => r()));
   let parsed;
   try {
     parsed = parseArgs({
@@ -123,11 +125,13 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
   let batch: Batch = emptyBatch();
   const flush = async (): Promise<string | undefined> => {
     if (batch.spanCount === 0) return undefined;
-    const body = protocol === 'http/json' ? jsonBody(batch) : await protobufBody(batch.spans);
-    const error = await post(url, headers, body);
-    if (error) return error;
+    const bodies = protocol === 'http/json' ? jsonBodies(batch) : [await protobufBody(batch.spans)];
+    for (const body of bodies) {
+      const error = await post(url, headers, body);
+      if (error) return error;
+    }
     sent += batch.spanCount;
-    requests++;
+    requests += bodies.length;
     batch = emptyBatch();
     return undefined;
   };
@@ -211,10 +215,16 @@ function emptyBatch(): Batch {
   return { lines: [], requests: [], spans: [], spanCount: 0, bytes: 0 };
 }
 
-function jsonBody(batch: Batch): string {
-  if (batch.lines.length === 1) return batch.lines[0];
+// One request of the batch's lines; or each line as it is when they cannot be joined (JSON.stringify
+// recurses, and a hostile line nests thousands deep).
+function jsonBodies(batch: Batch): string[] {
+  if (batch.lines.length === 1) return batch.lines;
   const resourceSpans = batch.requests.flatMap((r) => (r as { resourceSpans: unknown[] }).resourceSpans);
-  return JSON.stringify({ resourceSpans });
+  try {
+    return [JSON.stringify({ resourceSpans })];
+  } catch {
+    return batch.lines;
+  }
 }
 
 async function protobufBody(spans: DecodedSpan[]): Promise<Uint8Array> {

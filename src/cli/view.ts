@@ -8,12 +8,13 @@
  */
 import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { escapeControlChars as printable, escapeControlCharsInJson } from '../diag/control-chars';
 import { filterRequestLine } from '../span-file/otlp-filter';
 import { ansiPaint, colorEnabled, noPaint, paintCell, type Paint } from '../span-file/paint';
 import { SpanIndex, type TraceSummary } from '../span-file/span-index';
 import { formatMs } from '../span-file/span-label';
 import { matchesTraceFilter, type TraceFilter } from '../span-file/trace-filter';
-import { buildTraces, renderTrace } from '../span-file/tree';
+import { buildTraces, columnWidths, renderTrace } from '../span-file/tree';
 import type { SkippedLine } from '../span-file/types';
 import { buildStaticPage } from './ui/page';
 import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
@@ -61,7 +62,7 @@ Exit status: 0 when traces were shown, 1 when none were found or an argument is 
  */
 export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise<number> {
   const fail = async (message: string): Promise<number> => {
-    await write(io.stderr, `tracehook view: ${message}\n`);
+    await write(io.stderr, `tracehook view: ${printable(message)}\n`);
     return 1;
   };
 
@@ -160,9 +161,20 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
     await write(io.stdout, `wrote ${values.html}: ${selected.length} traces, ${spans} spans (${(bytes / 1024).toFixed(0)} KiB)\n`);
   } else if (values.json) {
     const ids = new Set(selected.map((s) => s.traceId));
+    let unwritable = 0;
     for await (const { text } of index.lines(ids)) {
-      const out = filterRequestLine(text, (id) => ids.has(id));
-      if (out !== undefined) await write(io.stdout, `${out}\n`);
+      let out;
+      try {
+        out = filterRequestLine(text, (id) => ids.has(id));
+      } catch {
+        // Rebuilding a line recurses through its values: one nested thousands deep cannot be rebuilt.
+        unwritable++;
+        continue;
+      }
+      if (out !== undefined) await write(io.stdout, `${escapeControlCharsInJson(out)}\n`);
+    }
+    if (unwritable > 0) {
+      await write(io.stderr, `tracehook view: --json left out ${unwritable} line${unwritable === 1 ? '' : 's'} mixing traces shown and not shown that nest too deep to rebuild\n`);
     }
   } else if (values.list) {
     await write(io.stdout, renderList(selected, paint));
@@ -199,10 +211,10 @@ export function renderList(summaries: readonly TraceSummary[], paint: Paint = no
     `${formatMs(s.durationMs)} ms`,
     `${s.spanCount} span${s.spanCount === 1 ? '' : 's'}`,
     s.errorCount ? `ERROR×${s.errorCount}` : 'OK',
-    `${s.root.hasParent ? '⋯ ' : ''}${s.root.name} (${s.root.service})`,
-    s.services.join(', '),
+    printable(`${s.root.hasParent ? '⋯ ' : ''}${s.root.name} (${s.root.service})`),
+    printable(s.services.join(', ')),
   ]);
-  const widths = rows[0].map((_, col) => rows.reduce((max, r) => Math.max(max, r[col].length), 0));
+  const widths = columnWidths(rows);
   const rightAligned = new Set([2]);
   return rows
     .map((row, r) => {
@@ -226,7 +238,7 @@ function byDuration(a: TraceSummary, b: TraceSummary): number {
 function skippedNote(skipped: SkippedLine[], count: number): string {
   const shown = skipped.slice(0, 3).map((s) => `${s.file}:${s.line}${s.truncated ? ' (truncated last line)' : ''}: ${s.reason}`);
   if (count > shown.length) shown.push(`and ${count - shown.length} more`);
-  return `tracehook view: skipped ${count} line${count === 1 ? '' : 's'} that ${count === 1 ? 'is' : 'are'} not valid OTLP/JSON:\n  ${shown.join('\n  ')}\n`;
+  return `tracehook view: skipped ${count} line${count === 1 ? '' : 's'} that ${count === 1 ? 'is' : 'are'} not valid OTLP/JSON:\n  ${shown.map((s) => printable(s)).join('\n  ')}\n`;
 }
 
 // Resolve once the text is handed to the OS, so a caller that exits right after loses nothing.

@@ -2,6 +2,7 @@ import { writeSync } from 'node:fs';
 import { getConfig } from '../config/current.js';
 import type { LogLevel } from '../config/log-level.js';
 import { LOG_LEVELS } from '../config/log-level.js';
+import { escapeControlChars } from './control-chars.js';
 
 /**
  * The one tracehook logger of a thread. Messages go to stderr prefixed with `[tracehook]` and the
@@ -47,11 +48,13 @@ function state(): LoggerState {
  * reader has gone away (a pipe to `head`, a log shipper that died) emits EPIPE as an `'error'` event,
  * which, with no listener, ends an app that itself never writes to stderr. A write that fails here
  * throws, and the line is dropped. It also leaves `process.stderr` unmade until the app makes it.
+ * Control characters are escaped (a backend's reason phrase, a span name in a message): only our
+ * newlines and tabs reach the terminal.
  */
 function write(level: LogLevel, component: string, message: string): void {
   if (state().level < LOG_LEVELS.indexOf(level)) return;
   try {
-    const line = Buffer.from(`[tracehook] ${component}: ${message}\n`);
+    const line = Buffer.from(`[tracehook] ${component}: ${escapeControlChars(message, true)}\n`);
     for (let at = 0; at < line.length; ) {
       const n = writeSync(2, line, at);
       if (n <= 0) break;

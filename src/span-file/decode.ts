@@ -25,6 +25,9 @@ const STATUS_CODES: readonly StatusCodeName[] = ['UNSET', 'OK', 'ERROR'];
 
 export { SPAN_FILE_EXTENSION } from './span-files';
 
+/** The latest time a span may have: OTLP times are unsigned 64-bit nanoseconds (year 2554, a valid Date). */
+const MAX_UNIX_NANO = (1n << 64n) - 1n;
+
 /**
  * Decodes one line of a span file (one OTLP/JSON `ExportTraceServiceRequest`) into its spans, in
  * the order they appear.
@@ -32,7 +35,9 @@ export { SPAN_FILE_EXTENSION } from './span-files';
  * @param line - the JSON text; surrounding whitespace is ignored.
  * @param file - recorded as {@link DecodedSpan.file} on each span; default `''`.
  * @throws SyntaxError when the line is not JSON, and TypeError when it is JSON but not a trace
- *   export request (no `resourceSpans` array, or a span without a valid trace id, span id or name).
+ *   export request (no `resourceSpans` array, or a span without a valid trace id, span id or name,
+ *   or with a start or end time outside the unsigned 64-bit nanoseconds of OTLP). An end before the
+ *   start is read as the start (duration 0); an event time out of range as the span's start.
  */
 export function decodeSpanLine(line: string, file = '', options: DecodeOptions = {}): DecodedSpan[] {
   const request: unknown = JSON.parse(line);
@@ -120,8 +125,22 @@ function decodeLineInto(line: string, file: string, lineNumber: number, untermin
     for (const span of decodeSpanLine(line, file)) out.spans.push(span);
   } catch (err) {
     // A line without its newline is still being written, or was cut by a kill.
-    out.skipped.push({ file, line: lineNumber, reason: (err as Error).message, truncated: unterminated });
+    out.skipped.push({ file, line: lineNumber, reason: skipReason(err), truncated: unterminated });
   }
+}
+
+/**
+ * Why a line was skipped, from what {@link decodeSpanLine} threw, without echoing the line:
+ * JSON.parse's messages quote the input, so a syntax error is told by its position only.
+ */
+export function skipReason(err: unknown): string {
+  if (err instanceof SyntaxError) {
+    if (/end of JSON input|Unterminated/i.test(err.message)) return 'not JSON: it ends early';
+    const at = /position (\d+)/.exec(err.message);
+    return `not JSON${at ? ` (at character ${at[1]})` : ''}`;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
 }
 
 /**
@@ -143,7 +162,11 @@ function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedS
   const parentId = raw.parentSpanId ? decodeId(raw.parentSpanId, 8, 'parentSpanId') : undefined;
   const parentSpanId = parentId === '0000000000000000' ? undefined : parentId;
   const startTimeUnixNano = decodeNanos(raw.startTimeUnixNano);
-  const endTimeUnixNano = decodeNanos(raw.endTimeUnixNano);
+  const end = decodeNanos(raw.endTimeUnixNano);
+  if (startTimeUnixNano === undefined || end === undefined) {
+    throw new TypeError(`span ${spanId} has ${startTimeUnixNano === undefined ? 'a start' : 'an end'} time outside 0 to 2^64-1 ns`);
+  }
+  const endTimeUnixNano = end < startTimeUnixNano ? startTimeUnixNano : end;
   // Optional keys are present only when set, so that deepEqual against a literal stays simple.
   return {
     traceId,
@@ -156,7 +179,7 @@ function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedS
     endTimeUnixNano,
     durationMs: Number(endTimeUnixNano - startTimeUnixNano) / 1e6,
     attributes: light ? {} : toAttributes(raw.attributes),
-    events: light ? [] : arrayOrEmpty(raw.events).map(decodeEvent),
+    events: light ? [] : arrayOrEmpty(raw.events).map((e) => decodeEvent(e, startTimeUnixNano)),
     links: arrayOrEmpty(raw.links).map(decodeLink),
     status: decodeStatus(raw.status),
     resource,
@@ -165,10 +188,10 @@ function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedS
   };
 }
 
-function decodeEvent(raw: any): DecodedEvent {
+function decodeEvent(raw: any, spanStart: bigint): DecodedEvent {
   return {
     name: typeof raw?.name === 'string' ? raw.name : '',
-    timeUnixNano: decodeNanos(raw?.timeUnixNano),
+    timeUnixNano: decodeNanos(raw?.timeUnixNano) ?? spanStart,
     attributes: toAttributes(raw?.attributes),
   };
 }
@@ -222,14 +245,28 @@ export function decodeId(raw: unknown, bytes: number, field: string): string {
     const fromBase64 = Buffer.from(raw, 'base64');
     if (/^[A-Za-z0-9+/]+={0,2}$/.test(raw) && fromBase64.length === bytes) return fromBase64.toString('hex');
   }
-  throw new TypeError(`span "${field}" is not ${bytes * 2} hex chars: ${JSON.stringify(raw)}`);
+  throw new TypeError(`span "${field}" is not ${bytes * 2} hex chars: ${describeRaw(raw)}`);
 }
 
-// Timestamps are int64 nanoseconds: a decimal string in OTLP/JSON, a number from some producers.
-function decodeNanos(raw: unknown): bigint {
-  if (typeof raw === 'string' && /^\d+$/.test(raw)) return BigInt(raw);
-  if (typeof raw === 'number' && Number.isFinite(raw)) return BigInt(Math.trunc(raw));
-  return 0n;
+// A bounded excerpt: the value may be a megabyte string or an object nested thousands deep.
+function describeRaw(raw: unknown): string {
+  if (typeof raw === 'string') return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+  if (raw === null || typeof raw !== 'object') return String(raw);
+  return Array.isArray(raw) ? 'an array' : 'an object';
+}
+
+// Timestamps are fixed64 nanoseconds: a decimal string in OTLP/JSON, a number from some producers.
+// Missing or unreadable gives 0 (as before); a number outside 0 to 2^64-1 gives undefined. Digits
+// beyond 20 (2^64 has 20) are out of range before BigInt, whose parsing of a long string is slow.
+function decodeNanos(raw: unknown): bigint | undefined {
+  let nanos = 0n;
+  if (typeof raw === 'string' && /^\d+$/.test(raw)) {
+    const digits = /^0*(\d{0,20})$/.exec(raw);
+    if (!digits) return undefined;
+    nanos = BigInt(digits[1] || '0');
+  }
+  else if (typeof raw === 'number' && Number.isFinite(raw)) nanos = BigInt(Math.trunc(raw));
+  return nanos >= 0n && nanos <= MAX_UNIX_NANO ? nanos : undefined;
 }
 
 function arrayOrEmpty(value: unknown): any[] {

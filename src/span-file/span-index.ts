@@ -5,7 +5,7 @@
  * files as they grow: {@link SpanIndex.refresh} reads only what was appended since the last call.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { decodeSpanLine } from './decode';
+import { decodeSpanLine, skipReason } from './decode';
 import { readLines, readLinesAt, tooLongReason } from './line-reader';
 import { findAllSpanFiles, openSpanFile, skippedFileReason, type SpanFileOptions } from './span-files';
 import { processLabel } from './span-label';
@@ -146,7 +146,15 @@ export class SpanIndex {
     const wanted = new Set(traceIds);
     const out = new Map<string, DecodedSpan[]>();
     for await (const { text, file } of this.lines(wanted)) {
-      for (const span of decodeSpanLine(text, file)) {
+      let spans: DecodedSpan[];
+      try {
+        spans = decodeSpanLine(text, file);
+      } catch {
+        // A line rewritten since it was indexed (a file replaced in place) may no longer decode:
+        // its spans are left out rather than end the view.
+        continue;
+      }
+      for (const span of spans) {
         if (!wanted.has(span.traceId)) continue;
         const list = out.get(span.traceId);
         if (list) list.push(span);
@@ -237,7 +245,7 @@ export class SpanIndex {
         spans = decodeSpanLine(line.text, state.path, { skipAttributesAndEvents: true });
       } catch (err) {
         this.skippedCount++;
-        const skipped = { file: state.path, line: line.line, reason: (err as Error).message, truncated: line.unterminated };
+        const skipped = { file: state.path, line: line.line, reason: skipReason(err), truncated: line.unterminated };
         if (this.skipped.length < SKIPPED_KEPT) this.skipped.push(skipped);
         continue;
       }

@@ -3,9 +3,19 @@
  * demo and the tests read them. Everything here is deterministic: the same spans, in any order,
  * give the same traces and the same text.
  */
+import { escapeControlChars as printable } from '../diag/control-chars';
 import type { DecodedSpan } from './types';
 import { noPaint, paintCell, serviceStyle, type Paint, type Style } from './paint';
 import { formatMs, formatValue, processLabel, spanDetail } from './span-label';
+
+/**
+ * Tree levels {@link renderTrace} indents; deeper spans are drawn at this indentation, each noted
+ * with its depth, so a parent chain thousands deep costs no more per line than this.
+ */
+export const MAX_DRAWN_DEPTH = 64;
+
+/** The most a column is padded to (see {@link columnWidths}). */
+export const MAX_COLUMN_PAD = 160;
 
 /** How {@link renderTrace} draws. */
 export interface RenderOptions {
@@ -86,16 +96,19 @@ export function renderTrace(trace: Trace, options: RenderOptions = {}): string {
   // What the tree draws left of a span's details: its own lead, continued below it.
   const detailLeads: string[] = [];
   // `lead` is what the ancestors draw: a bar where an ancestor has later siblings, blank otherwise.
-  const walk = (node: SpanNode, lead: string, last: boolean): void => {
+  // A stack, not recursion: a parent chain can be thousands deep. Past MAX_DRAWN_DEPTH the lead
+  // stops growing, so a line's length (and the output) stays linear in the spans.
+  const stack: { node: SpanNode; lead: string; last: boolean }[] = trace.roots.map((node) => ({ node, lead: '', last: true })).reverse();
+  while (stack.length > 0) {
+    const { node, lead, last } = stack.pop()!;
     const branch = node.depth === 0 ? (node.missingParentSpanId ? '⋯ ' : '') : last ? '└─ ' : '├─ ';
     rows.push(spanRow(trace, node, lead + branch));
     // Children of a root hang under its name, which the orphan marker pushes right by two.
-    const childLead = node.depth === 0 ? branch.replace(/./g, ' ') : lead + (last ? '   ' : '│  ');
+    const childLead = node.depth === 0 ? branch.replace(/./g, ' ') : node.depth >= MAX_DRAWN_DEPTH ? lead : lead + (last ? '   ' : '│  ');
     detailLeads.push(childLead + (node.children.length ? '│ ' : '  '));
-    node.children.forEach((c, i) => walk(c, childLead, i === node.children.length - 1));
-  };
-  for (const root of trace.roots) walk(root, '', true);
-  const widths = rows[0].map((_, col) => rows.reduce((max, r) => Math.max(max, r[col].length), 0));
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i], lead: childLead, last: i === node.children.length - 1 });
+  }
+  const widths = columnWidths(rows);
   const rightAligned = new Set([0, 3]);
   const lines: string[] = [];
   rows.forEach((row, i) => {
@@ -107,6 +120,14 @@ export function renderTrace(trace: Trace, options: RenderOptions = {}): string {
     }
   });
   return `${paint('bold', traceHeader(trace))}\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+}
+
+/**
+ * The width to pad each column of `rows` to: its widest cell, but at most {@link MAX_COLUMN_PAD}
+ * (a longer cell overflows), so one long span name cannot pad every line of a big trace.
+ */
+export function columnWidths(rows: readonly string[][]): number[] {
+  return rows[0].map((_, col) => rows.reduce((max, r) => Math.max(max, Math.min(r[col].length, MAX_COLUMN_PAD)), 0));
 }
 
 /** Renders several traces with {@link renderTrace}, separated by a blank line. */
@@ -123,20 +144,20 @@ function paintRow(cells: string[], trace: Trace, span: DecodedSpan, paint: Paint
   return cells.map((cell, i) => (styles[i] ? paintCell(paint, styles[i], cell) : cell));
 }
 
-/** The verbose lines under a span: attributes, events, links. */
+/** The verbose lines under a span: attributes, events, links; control characters escaped. */
 function spanDetails(trace: Trace, span: DecodedSpan, paint: Paint): string[] {
   const out: string[] = [];
-  for (const [key, value] of Object.entries(span.attributes)) out.push(`${paint('dim', key)} = ${formatValue(value)}`);
+  for (const [key, value] of Object.entries(span.attributes)) out.push(`${paint('dim', printable(key))} = ${printable(formatValue(value))}`);
   for (const event of span.events) {
     const at = Number(event.timeUnixNano - trace.startTimeUnixNano) / 1e6;
     const attrs = Object.entries(event.attributes).map(([k, v]) => `${k}=${formatValue(v)}`);
-    const line = `event +${at.toFixed(1)} ms ${event.name}${attrs.length ? `  ${attrs.join('  ')}` : ''}`;
+    const line = printable(`event +${at.toFixed(1)} ms ${event.name}${attrs.length ? `  ${attrs.join('  ')}` : ''}`);
     out.push(event.name === 'exception' ? paint('red', line) : line);
   }
   for (const link of span.links) {
     const attrs = Object.entries(link.attributes).map(([k, v]) => `${k}=${formatValue(v)}`);
     const where = link.traceId === trace.traceId ? `span ${link.spanId} (this trace)` : `trace ${link.traceId} span ${link.spanId}`;
-    out.push(`link → ${where}${attrs.length ? `  ${attrs.join('  ')}` : ''}`);
+    out.push(printable(`link → ${where}${attrs.length ? `  ${attrs.join('  ')}` : ''}`));
   }
   return out;
 }
@@ -158,14 +179,22 @@ function buildTrace(traceId: string, spans: DecodedSpan[]): Trace {
     }
   }
   const order: SpanNode[] = [];
-  const visit = (node: SpanNode, depth: number): void => {
-    node.depth = depth;
-    order.push(node);
-    node.children.sort(compareNodes);
-    for (const child of node.children) visit(child, depth + 1);
+  // Depth-first pre-order with a stack, not recursion: a parent chain can be thousands deep.
+  const visit = (root: SpanNode): void => {
+    const stack = [root];
+    root.depth = 0;
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      order.push(node);
+      node.children.sort(compareNodes);
+      for (let i = node.children.length - 1; i >= 0; i--) {
+        node.children[i].depth = node.depth + 1;
+        stack.push(node.children[i]);
+      }
+    }
   };
   roots.sort(compareNodes);
-  for (const root of roots) visit(root, 0);
+  for (const root of roots) visit(root);
   // Spans in a parent cycle are reachable from no root (only corrupt files do this); show them at
   // root rather than lose them.
   const reached = new Set(order);
@@ -177,7 +206,7 @@ function buildTrace(traceId: string, spans: DecodedSpan[]): Trace {
     node.missingParentSpanId = node.span.parentSpanId;
     roots.push(node);
     const before = order.length;
-    visit(node, 0);
+    visit(node);
     for (const n of order.slice(before)) reached.add(n);
   }
 
@@ -209,26 +238,29 @@ function traceHeader(trace: Trace): string {
     `${trace.processes.length} process${trace.processes.length === 1 ? '' : 'es'} (${trace.services.join(', ')})`,
     `${formatMs(trace.durationMs)} ms`,
   ];
+  const deepest = trace.spans.reduce((max, node) => Math.max(max, node.depth), 0);
+  if (deepest > MAX_DRAWN_DEPTH) parts.push(`${deepest + 1} levels deep: drawn flat below level ${MAX_DRAWN_DEPTH}`);
   const traceState = trace.spans.find((node) => node.span.traceState)?.span.traceState;
   if (traceState) parts.push(`tracestate ${traceState}`);
-  return parts.join('  ');
+  return printable(parts.join('  '));
 }
 
-// Columns: offset, tree + name, kind, duration, status, process, detail.
+// Columns: offset, tree + name, kind, duration, status, process, detail; control characters escaped.
 function spanRow(trace: Trace, node: SpanNode, prefix: string): string[] {
   const { span } = node;
   const offsetMs = Number(span.startTimeUnixNano - trace.startTimeUnixNano) / 1e6;
   const notes = [spanDetail(span)];
   if (span.status.message) notes.push(JSON.stringify(span.status.message));
   if (node.missingParentSpanId) notes.push(`(parent ${node.missingParentSpanId} not in span files)`);
+  if (node.depth > MAX_DRAWN_DEPTH) notes.push(`(depth ${node.depth})`);
   return [
     `+${offsetMs.toFixed(1)} ms`,
-    prefix + span.name,
+    prefix + printable(span.name),
     span.kind,
     `${formatMs(span.durationMs)} ms`,
     span.status.code,
-    processLabel(span),
-    notes.filter(Boolean).join('  '),
+    printable(processLabel(span)),
+    printable(notes.filter(Boolean).join('  ')),
   ];
 }
 

@@ -88,7 +88,7 @@ export interface SkippedLine {
   file: string;
   /** 1-based line number. */
   line: number;
-  /** The decoder's message, e.g. `Unexpected end of JSON input`. */
+  /** Why, without the line's text: e.g. `not JSON: it ends early`, `not JSON (at character 20)`, or a decoder message. */
   reason: string;
   /** True when it is the last line and has no newline: the usual sign of a process killed mid-write. */
   truncated: boolean;

@@ -3,7 +3,7 @@
 // decode to flat records, and malformed lines throw the documented errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeId, decodeSpanLine } from '../../dist/span-file/decode.js';
+import { decodeId, decodeSpanLine, skipReason } from '../../dist/span-file/decode.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';
@@ -106,4 +106,53 @@ test('decodeId: 32/16 hex chars or their base64; anything else names the field',
   assert.equal(decodeId(SPAN_ID.toUpperCase(), 8, 'spanId'), SPAN_ID);
   assert.throws(() => decodeId(42, 8, 'links.spanId'), { message: /links\.spanId/ });
   assert.throws(() => decodeId(Buffer.alloc(7).toString('base64'), 8, 'spanId'), TypeError, 'base64 of 7 bytes is no span id');
+});
+
+test('decodeSpanLine: start and end times must be unsigned 64-bit ns; an end before the start reads as the start; a bad event time as the span start', () => {
+  const max = ((1n << 64n) - 1n).toString();
+  assert.equal(decodeSpanLine(line({ ...base, startTimeUnixNano: max, endTimeUnixNano: max }))[0].startTimeUnixNano, BigInt(max));
+  for (const bad of [{ startTimeUnixNano: '18446744073709551616' }, { startTimeUnixNano: 1e23 }, { endTimeUnixNano: -1 }]) {
+    assert.throws(() => decodeSpanLine(line({ ...base, ...bad })), { name: 'TypeError', message: /span 00f067aa0ba902b7 has (a start|an end) time outside 0 to 2\^64-1 ns/ }, JSON.stringify(bad));
+  }
+  const [backwards] = decodeSpanLine(line({ ...base, endTimeUnixNano: '1' }));
+  assert.equal(backwards.endTimeUnixNano, backwards.startTimeUnixNano);
+  assert.equal(backwards.durationMs, 0);
+  const [withEvent] = decodeSpanLine(line({ ...base, events: [{ name: 'e', timeUnixNano: 1e23 }] }));
+  assert.equal(withEvent.events[0].timeUnixNano, withEvent.startTimeUnixNano);
+});
+
+test('decodeSpanLine: arrays and maps are unwrapped 32 levels deep, deeper ones read as a placeholder; a stringValue that is no string is empty', () => {
+  const nest = (depth, kind) => {
+    let text = '{"stringValue":"bottom"}';
+    for (let i = 0; i < depth; i++) text = kind === 'array' ? `{"arrayValue":{"values":[${text}]}}` : `{"kvlistValue":{"values":[{"key":"k","value":${text}}]}}`;
+    return text;
+  };
+  for (const kind of ['array', 'kvlist']) {
+    const at = (depth) => decodeSpanLine(line({ ...base, attributes: [{ key: 'v', value: 'V' }] }).replace('"V"', nest(depth, kind)))[0].attributes.v;
+    const innermost = (value) => {
+      let n = 0;
+      while (typeof value === 'object') [value, n] = [kind === 'array' ? value[0] : value.k, n + 1];
+      return [n, value];
+    };
+    assert.deepEqual(innermost(at(32)), [32, 'bottom'], kind);
+    assert.deepEqual(innermost(at(33)), [32, '[nested deeper than 32 levels]'], kind);
+    assert.deepEqual(innermost(at(20_000)), [32, '[nested deeper than 32 levels]'], kind);
+  }
+  const deepArray = '['.repeat(100_000) + ']'.repeat(100_000);
+  const [span] = decodeSpanLine(line({ ...base, attributes: [{ key: 's', value: { stringValue: 'S' } }] }).replace('"S"', deepArray));
+  assert.equal(span.attributes.s, undefined);
+});
+
+test('skipReason never quotes the line: a JSON syntax error is told by its position', () => {
+  const reason = (text) => {
+    try {
+      decodeSpanLine(text);
+    } catch (err) {
+      return skipReason(err);
+    }
+  };
+  assert.equal(reason('garbage \x1b]0;title\x07'), 'not JSON');
+  assert.equal(reason('{"resourceSpans":['), 'not JSON: it ends early');
+  assert.match(reason('{"resourceSpans":[}'), /^not JSON( \(at character 18\))?$/);
+  assert.equal(reason(line({ ...base, traceId: 'x'.repeat(10_000) })), 'span "traceId" is not 32 hex chars: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…"');
 });

@@ -34,7 +34,10 @@ const serviceColor = (service) => {
 };
 
 const fmtMs = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms < 1 ? ms.toFixed(2) : ms.toFixed(1)} ms`);
-const fmtTime = (ms) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+// A time no Date can hold (a corrupt file) shows as its number rather than end the list's drawing.
+const fmtTime = (ms) => (Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('T', ' ').replace('Z', '') : `${ms} ms`);
+// Tree levels the waterfall indents; deeper rows are drawn at this indentation.
+const MAX_INDENT_DEPTH = 64;
 const fmtValue = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 // ---- filters
@@ -145,15 +148,30 @@ function buildTree(summary, detail) {
   }
   const order = (a, b) => a.span.start - b.span.start || (a.span.id < b.span.id ? -1 : 1);
   const seen = new Set();
-  const visit = (n, depth) => {
-    seen.add(n);
-    n.depth = depth;
-    n.children.sort(order);
-    for (const c of n.children) visit(c, depth + 1);
+  // A stack, not recursion: a parent chain can be thousands deep.
+  const visit = (root, depth) => {
+    root.depth = depth;
+    const stack = [root];
+    while (stack.length) {
+      const n = stack.pop();
+      seen.add(n);
+      n.children.sort(order);
+      for (const c of n.children) {
+        c.depth = n.depth + 1;
+        stack.push(c);
+      }
+    }
   };
   roots.sort(order);
   roots.forEach((r) => visit(r, 0));
-  for (const n of nodes) if (!seen.has(n)) { n.parent = null; roots.push(n); visit(n, 0); } // parent cycles (corrupt files)
+  // Parent cycles (corrupt files): cut each at its first span, shown at root.
+  for (const n of nodes) {
+    if (seen.has(n)) continue;
+    n.parent.children = n.parent.children.filter((c) => c !== n);
+    n.parent = null;
+    roots.push(n);
+    visit(n, 0);
+  }
   // Links into this trace from other traces' spans, and between spans of this trace.
   const incoming = new Map();
   const addIncoming = (to, from) => (incoming.get(to) || incoming.set(to, []).get(to)).push(from);
@@ -172,11 +190,13 @@ const crossingName = (s) => s.attributes['messaging.system'] || s.attributes['rp
 // ---- waterfall (virtualised: only the rows in view are in the DOM)
 function layoutRows() {
   const rows = [];
-  const walk = (n) => {
+  // Pre-order with a stack (children pushed last first), not recursion: chains can be thousands deep.
+  const stack = [...state.trace.roots].reverse();
+  while (stack.length) {
+    const n = stack.pop();
     rows.push(n);
-    if (!state.collapsed.has(n.span.id)) for (const c of n.children) walk(c);
-  };
-  state.trace.roots.forEach(walk);
+    if (!state.collapsed.has(n.span.id)) for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  }
   state.trace.rows = rows;
   $('wf-rows').style.height = rows.length * ROW + 'px';
   renderRows();
@@ -208,7 +228,7 @@ function renderRows() {
     const labelPos =
       left + width < 82 ? `left:${left + width + 0.5}%` : width > 12 ? `left:${left + 0.4}%;color:#fff;font-weight:600` : `right:${100 - left + 0.5}%`;
     html += `<div class="row span-row${selected}${hand ? ' handoff-in' : ''}" style="top:${i * ROW}px" data-span="${s.id}" data-depth="${n.depth}" data-service="${esc(n.res.service)}">
-      <div class="name" style="padding-left:${4 + n.depth * 14}px"><span class="toggle">${toggle}</span><span class="chip" style="background:${color}"></span>
+      <div class="name" style="padding-left:${4 + Math.min(n.depth, MAX_INDENT_DEPTH) * 14}px"><span class="toggle">${toggle}</span><span class="chip" style="background:${color}"></span>
         <span class="label${s.status.code === 'ERROR' ? ' err' : ''}">${esc(s.name)}</span>${collapsedNote}${badges.join('')}<span class="proc">${esc(n.res.label)}</span></div>
       <div class="lane"><div class="bar${s.status.code === 'ERROR' ? ' error' : ''}" style="left:${left}%;width:${width}%;background:${color}"></div>
         <span class="bar-label" style="${labelPos}">${fmtMs(s.dur / 1000)}</span></div></div>`;
