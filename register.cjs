@@ -13,5 +13,9 @@ try {
   }
 } catch (err) {
   // A broken install must cost the app its traces, never its start.
-  process.stderr.write(`[tracehook] preload: could not start: ${err && err.message}; the app runs untraced\n`);
+  let notBuilt;
+  try {
+    notBuilt = require('./not-built.cjs').notBuiltLine('[tracehook] preload', 'the app runs untraced');
+  } catch {}
+  process.stderr.write(notBuilt ?? `[tracehook] preload: could not start: ${err && err.message}; the app runs untraced\n`);
 }

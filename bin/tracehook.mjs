@@ -2,5 +2,11 @@
 // `tracehook run|view|ui|export …`; see `tracehook --help`.
 import { createRequire } from 'node:module';
 
-const { main } = createRequire(import.meta.url)('../dist/cli/main.js');
-process.exitCode = await main(process.argv.slice(2));
+const require = createRequire(import.meta.url);
+const notBuilt = require('../not-built.cjs').notBuiltLine('tracehook');
+if (notBuilt) {
+  process.stderr.write(notBuilt);
+  process.exitCode = 1;
+} else {
+  process.exitCode = await require('../dist/cli/main.js').main(process.argv.slice(2));
+}

@@ -1,9 +1,11 @@
 // `tracehook run`: flags become the preload's variables, the app's args and exit code pass through,
-// and the preload form (--import or --require) is the one that keeps the app working.
+// and the preload form (--import or --require) is the one that keeps the app working; signals reach the app
+// once, and the wrapper never ends before it.
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, run } from './helpers/fixture.mjs';
+import { FIXTURES, ROOT, run, start } from './helpers/fixture.mjs';
 
 const CLI = join(ROOT, 'bin', 'tracehook.mjs');
 const tracehook = (...args) => run(null, { command: [CLI, ...args], env: { TRACEHOOK_SPANS_DIR: join(ROOT, 'node_modules', '.cache', 'spans') } });
@@ -36,3 +38,77 @@ test('no app: usage error with status 2; --help prints the flags', async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--tracing-startup-hook=module:attribute/);
 });
+
+// Issue 29 item 11. In a terminal, Ctrl-C goes to the whole foreground process group, the app included:
+// the wrapper must not pass a second SIGINT on (a "press again to force quit" app quit at once).
+// script(1) gives the wrapper a real terminal, and the Ctrl-C is a real ^C typed into it.
+const hasScript = spawnSync('script', ['--version']).status === 0;
+test('in a terminal, Ctrl-C reaches the app once; SIGTERM still passes through', { skip: !hasScript && 'needs script(1) from util-linux' }, async () => {
+  const line = 'exec ' + [process.execPath, CLI, 'run', join(FIXTURES, 'sigint-count-app.mjs')].map((a) => `'${a}'`).join(' ');
+  const child = spawn('script', ['-qfec', line, '/dev/null'], { cwd: ROOT, env: { ...process.env, SHELL: '/bin/sh', NODE_OPTIONS: '' } });
+  let out = '';
+  const seen = (pattern) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const m = out.match(pattern);
+        if (m) resolve(m);
+        else if (child.exitCode !== null) reject(new Error(`ended before ${pattern}: ${out}`));
+        else child.stdout.once('data', check);
+      };
+      check();
+    });
+  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const guard = setTimeout(() => child.kill('SIGKILL'), 30000);
+  try {
+    const [, , wrapperPid] = await seen(/ready (\d+) (\d+)/);
+    child.stdin.write('\x03');
+    await seen(/sigint 1/);
+    // The wrapper handles its signals in order: had it passed the SIGINT on, the app would see it before this SIGTERM.
+    process.kill(Number(wrapperPid), 'SIGTERM');
+    const [, count] = await seen(/sigints (\d+)/);
+    assert.equal(count, '1', out);
+    assert.equal(await closed, 0, out);
+  } finally {
+    clearTimeout(guard);
+    child.stdin.end();
+  }
+});
+
+// Issue 29 item 11: SIGQUIT and SIGUSR2 used to end the wrapper alone, leaving the app running under pid 1.
+for (const signal of ['SIGQUIT', 'SIGUSR2']) {
+  test(`${signal} sent to the wrapper reaches the app, and the wrapper ends as the app does`, async () => {
+    // A new session: no controlling terminal, as under a process manager.
+    const wrapper = start(null, { command: [CLI, 'run', 'test/fixtures/sigint-count-app.mjs'], detached: true, timeoutMs: 30000 });
+    const [, appPid] = await wrapper.ready(/ready (\d+) (\d+)/);
+    const ended = new Promise((resolve) => wrapper.child.on('exit', (code, sig) => resolve(sig)));
+    process.kill(wrapper.child.pid, signal);
+    const wrapperSignal = await ended;
+    // 'exit', not the helper's 'close': an orphaned app would hold the stdout pipe open.
+    const orphaned = alive(Number(appPid));
+    if (orphaned) process.kill(Number(appPid), 'SIGKILL');
+    assert.equal(orphaned, false, 'the app outlived the wrapper');
+    assert.equal(wrapperSignal, signal);
+    assert.equal((await wrapper.done).signal, signal);
+  });
+}
+
+test('SIGINT sent to the wrapper outside a terminal reaches the app', async () => {
+  const wrapper = start(null, { command: [CLI, 'run', 'test/fixtures/sigint-count-app.mjs'], detached: true, timeoutMs: 30000 });
+  await wrapper.ready(/ready/);
+  wrapper.kill('SIGINT');
+  await wrapper.ready(/sigint 1/);
+  wrapper.kill('SIGTERM');
+  const result = await wrapper.done;
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /sigints 1/);
+});
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { preloadFlags } from '../package-root.js';
 import { FLAGS_WITH_VALUE, splitNodeOptions } from '../workers/preload-flags.js';
+import { forwardSignals } from './forward-signals.js';
 
 /** Flags of `tracehook run` and the variable each sets for the preload. */
 const FLAGS: Record<string, string> = {
@@ -13,6 +14,8 @@ const FLAGS: Record<string, string> = {
 export const RUN_HELP = `Usage: tracehook run [options] [node options] app.js [args...]
 
 Runs app.js under the tracehook preload, passing stdio, signals and the exit code through.
+SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT and SIGQUIT sent to tracehook reach the app; in a
+terminal, Ctrl-C and Ctrl-\ reach the app once, from the terminal itself.
 
 Options (each sets the environment variable in brackets):
   --tracing-startup-hook=module:attribute  the startup hook [TRACEHOOK_STARTUP_HOOK]
@@ -72,7 +75,7 @@ export function needsRequireForm(command: RunCommand, nodeOptions = process.env.
 
 /**
  * `tracehook run`: starts the app under the preload and mirrors its end: the same exit code, or the
- * same signal raised on this process. SIGINT, SIGTERM and SIGHUP received here are forwarded.
+ * same signal raised on this process. Signals received here are passed on as forwardSignals says.
  * @returns the exit code when the child exits normally; when it dies by a signal this process
  *   dies by the same signal
  */
@@ -90,16 +93,15 @@ export function runCommand(argv: string[]): Promise<number> {
   }
   const args = [...preloadFlags(needsRequireForm(command)), ...command.nodeArgs, command.app, ...command.appArgs];
   const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, ...command.env } });
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  for (const s of signals) process.on(s, forward);
+  const stopForwarding = forwardSignals(child);
   return new Promise((resolve) => {
     child.on('error', (err) => {
+      stopForwarding();
       process.stderr.write(`tracehook run: cannot start ${process.execPath}: ${err.message}\n`);
       resolve(1);
     });
     child.on('exit', (code, signal) => {
-      for (const s of signals) process.removeListener(s, forward);
+      stopForwarding();
       if (signal) process.kill(process.pid, signal);
       else resolve(code ?? 1);
     });

@@ -1,7 +1,7 @@
 import type { Attributes, Link } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { hrTimeToNanoString } from './hrtime.js';
-import { groupSpans, scopeNameKey, spanFlags } from './span-groups.js';
+import { fitsInt64, groupSpans, scopeNameKey, spanFlags } from './span-groups.js';
 
 /**
  * Encodes spans as one OTLP/JSON `ExportTraceServiceRequest` straight from the `ReadableSpan`
@@ -12,6 +12,12 @@ import { groupSpans, scopeNameKey, spanFlags } from './span-groups.js';
  * ±Infinity as `null`, −0 as `0`), `Uint8Array` values as base64 `bytesValue`, absent optional
  * fields left out. Spans are grouped by resource, then by scope name, version and schema URL, in
  * first-seen order, as otlp-transformer does.
+ *
+ * Two deliberate differences, so that every line is valid for a strict OTLP/JSON reader and says
+ * what the protobuf encoding says (otlp-transformer's JSON text does neither): a lone surrogate in
+ * a string becomes U+FFFD, as UTF-8 encoding (protobuf) makes it; an integer beyond 2^53 is an
+ * `intValue` decimal string (proto3 JSON's int64 form: a number there is not exact), and one
+ * outside int64 (1e20) a `doubleValue`.
  * @returns the request as a JSON string (no trailing newline)
  * @see OpenTelemetry specification, "OTLP/HTTP" (JSON Protobuf Encoding)
  */
@@ -98,7 +104,8 @@ function anyValue(value: unknown): string {
     case 'string':
       return `{"stringValue":${quote(value)}}`;
     case 'number':
-      return Number.isInteger(value) ? `{"intValue":${number(value)}}` : `{"doubleValue":${number(value)}}`;
+      if (Number.isSafeInteger(value)) return `{"intValue":${number(value)}}`;
+      return fitsInt64(value) ? `{"intValue":"${BigInt(value)}"}` : `{"doubleValue":${number(value)}}`;
     case 'boolean':
       return value ? '{"boolValue":true}' : '{"boolValue":false}';
   }
@@ -124,15 +131,18 @@ function anyValue(value: unknown): string {
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
 /**
- * A string as JSON.stringify writes it: quoted as is when nothing in it needs an escape, else
- * JSON.stringify itself. One regular-expression test rather than a `charCodeAt` loop: the strings
+ * A string as JSON.stringify writes it, lone surrogates made U+FFFD (`toWellFormed`, Node.js ≥ 20):
+ * quoted as is when nothing in it needs an escape, else JSON.stringify itself. One regular-expression test rather than a `charCodeAt` loop: the strings
  * of real spans come in several representations (sliced ids, concatenated names, internalized
  * keys), which made the loop's property loads megamorphic: half the encoding's time on real spans.
  */
 function quote(s: unknown): string {
   if (typeof s !== 'string') return JSON.stringify(s) ?? 'null';
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify((s as WellFormable).toWellFormed()) : `"${s}"`;
 }
+
+/** ES2024's `String.prototype.toWellFormed`, beyond this build's ES2023 library types. */
+type WellFormable = string & { toWellFormed(): string };
 
 /** A number as JSON.stringify writes it (NaN and ±Infinity as `null`); anything else through JSON.stringify. */
 function number(n: unknown): string {

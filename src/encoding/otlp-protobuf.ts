@@ -3,14 +3,12 @@ import type { InstrumentationScope } from '@opentelemetry/core';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { hrTimeToFixed64 } from './hrtime.js';
 import { ProtobufWriter } from './protobuf-writer.js';
-import { groupSpans, scopeIdentity, spanFlags } from './span-groups.js';
+import { fitsInt64, groupSpans, scopeIdentity, spanFlags } from './span-groups.js';
 
 const LENGTH = 2;
 const VARINT = 0;
 const FIXED64 = 1;
 const FIXED32 = 5;
-const MIN_INT64 = -(2 ** 63);
-const MAX_INT64 = 2 ** 63;
 
 const writer = new ProtobufWriter();
 const time: [number, number] = [0, 0];
@@ -200,7 +198,7 @@ function writeAnyValue(w: ProtobufWriter, value: unknown): void {
       w.varint(value ? 1 : 0);
       return;
     case 'number':
-      if (Number.isInteger(value) && value >= MIN_INT64 && value < MAX_INT64) {
+      if (fitsInt64(value)) {
         w.tag(3, VARINT);
         w.varint(value);
       } else {

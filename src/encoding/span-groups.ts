@@ -40,3 +40,12 @@ export function scopeIdentity(scope: InstrumentationScope): InstrumentationScope
 export function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
   return (traceFlags & 0xff) | 0x100 | (isRemote ? 0x200 : 0);
 }
+
+/**
+ * Whether an integral number fits OTLP's `intValue` (int64): the range is [−2^63, 2^63). Both
+ * encoders write any other number as `doubleValue`, as otlp-transformer's protobuf writer does
+ * (1e20 is an integer to `Number.isInteger`, but no int64).
+ */
+export function fitsInt64(n: number): boolean {
+  return Number.isInteger(n) && n >= -(2 ** 63) && n < 2 ** 63;
+}

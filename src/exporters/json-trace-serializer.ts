@@ -18,7 +18,8 @@ let toJson: ((spans: ReadableSpan[]) => string) | undefined;
 /**
  * Encodes spans as one OTLP/JSON `ExportTraceServiceRequest` (hex trace and span ids): straight
  * from the spans ({@link encodeOtlpJson}), or with `TRACEHOOK_OTLP_ENCODER=stock` with
- * @opentelemetry/otlp-transformer, the same text either way. The stock serializer is loaded at the
+ * @opentelemetry/otlp-transformer, the same text either way except where otlp-transformer's is not
+ * valid OTLP/JSON (lone surrogates, integers beyond 2^53; see encodeOtlpJson). The stock serializer is loaded at the
  * first use rather than at startup: from the build's small bundle of it (dist/otlp-json.bundle.js,
  * ≈ 3 ms) when present, else from the package (≈ 100 ms: it brings protobuf, metrics and logs along).
  * @returns the request as a JSON string (no trailing newline)

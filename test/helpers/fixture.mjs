@@ -23,6 +23,7 @@ export function spansDir(t) {
  * @param opts.preload - node args that load the preload; default `['--import', '@tracehook/register']`
  * @param opts.command - replaces `node <preload> <fixture>` entirely (e.g. the tracehook CLI)
  * @param opts.timeoutMs - the fixture is killed (SIGKILL) after this long, ms; default 60000
+ * @param opts.detached - start it in a new session (no controlling terminal, its own process group)
  * @returns a handle: `ready(pattern)` waits for a stdout line, `done` resolves to
  *   `{ code, signal, stdout, stderr }`, `kill(signal)`.
  */
@@ -32,7 +33,7 @@ export function start(fixture, opts = {}) {
   const args = opts.command ?? [...preload, file, ...(opts.args ?? [])];
   const env = { ...process.env, OTEL_LOG_LEVEL: undefined, NODE_OPTIONS: undefined, ...opts.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  const child = spawn(process.execPath, args, { cwd: opts.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: opts.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'], detached: opts.detached });
   let stdout = '';
   let stderr = '';
   const waiters = [];

@@ -47,7 +47,7 @@ function imported(file) {
 }
 
 // scripts/bundle-stubs/ is shipped inside the bundle.
-const SHIPPED = files('src', 'register.mjs', 'register.cjs', 'bin', 'hooks', 'scripts/bundle-stubs');
+const SHIPPED = files('src', 'register.mjs', 'register.cjs', 'not-built.cjs', 'bin', 'hooks', 'scripts/bundle-stubs');
 
 test('every package the shipped code loads is a runtime dependency', () => {
   for (const file of SHIPPED) {
