@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FIXTURES, ROOT, run, start } from './helpers/fixture.mjs';
+import { missing } from './helpers/needs.mjs';
 
 const CLI = join(ROOT, 'bin', 'tracehook.mjs');
 const tracehook = (...args) => run(null, { command: [CLI, ...args], env: { TRACEHOOK_SPANS_DIR: join(ROOT, 'node_modules', '.cache', 'spans') } });
@@ -42,8 +43,8 @@ test('no app: usage error with status 2; --help prints the flags', async () => {
 // Issue 29 item 11. In a terminal, Ctrl-C goes to the whole foreground process group, the app included:
 // the wrapper must not pass a second SIGINT on (a "press again to force quit" app quit at once).
 // script(1) gives the wrapper a real terminal, and the Ctrl-C is a real ^C typed into it.
-const hasScript = spawnSync('script', ['--version']).status === 0;
-test('in a terminal, Ctrl-C reaches the app once; SIGTERM still passes through', { skip: !hasScript && 'needs script(1) from util-linux' }, async () => {
+const noScript = spawnSync('script', ['--version']).status === 0 ? false : missing('needs script(1): apt-get install bsdutils');
+test('in a terminal, Ctrl-C reaches the app once; SIGTERM still passes through', { skip: noScript }, async () => {
   const line = 'exec ' + [process.execPath, CLI, 'run', join(FIXTURES, 'sigint-count-app.mjs')].map((a) => `'${a}'`).join(' ');
   const child = spawn('script', ['-qfec', line, '/dev/null'], { cwd: ROOT, env: { ...process.env, SHELL: '/bin/sh', NODE_OPTIONS: '' } });
   let out = '';
