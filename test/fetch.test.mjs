@@ -65,6 +65,20 @@ for (const path of ['/fetch', '/undici']) {
   });
 }
 
+// Issue 29 item 5: names were matched as spelled in the list, so these kept their values.
+const SPELLINGS = ['Token', 'TOKEN', 'x-amz-signature', 'token[]', 'api-key', 'apiKey', 'jwt', 'user[password]', '%54oken'];
+for (const path of ['/fetch', '/undici']) {
+  test(`${path}: every spelling of a listed name (Token, TOKEN, x-amz-signature, token[], api-key, apiKey, jwt) is REDACTED in the CLIENT span's url.full and url.query`, async (t) => {
+    const apps = await startPair(t);
+    const query = `?${SPELLINGS.map((name, i) => `${name}=sp3lled${i}`).join('&')}&keep=1&tokens=kept`;
+    assert.equal((await get(apps.callerPort, `${path}?port=${apps.calleePort}&forward=${encodeURIComponent(query)}`)).body, 'ok');
+    const client = (await apps.stop()).find((s) => s.kind === 'CLIENT');
+    const redacted = query.replace(/=sp3lled\d+/g, '=REDACTED');
+    assert.equal(client.attributes['url.query'], redacted);
+    assert.equal(client.attributes['url.full'], `http://127.0.0.1:${apps.calleePort}/${redacted}`);
+  });
+}
+
 test('OTEL_NODE_DISABLED_INSTRUMENTATIONS=undici: fetch makes no CLIENT span and the called service starts its own trace', async (t) => {
   const apps = await startPair(t, { OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'undici' });
   assert.equal((await get(apps.callerPort, `/fetch?port=${apps.calleePort}`)).body, 'ok');

@@ -31,10 +31,14 @@ async function run(t, mode, env, fn) {
 }
 
 const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
-const SECRETS = ['s1gvalue', 'amzsig', 'amzcred', 'goog', 'awskey', 'cfsig', 'tok3n', 'pa55', 'k3y', 'acc3ss', 'c0de', 'sess1on', 'encsig'];
+const SECRETS = ['s1gvalue', 'amzsig', 'amzcred', 'goog', 'awskey', 'cfsig', 'tok3n', 'pa55', 'k3y', 'acc3ss', 'c0de', 'sess1on', 'encsig', 'upperS1g'];
 const QUERY =
   'q=open&sig=s1gvalue&X-Amz-Signature=amzsig&X-Amz-Credential=amzcred&X-Goog-Signature=goog&AWSAccessKeyId=awskey' +
-  '&Signature=cfsig&token=tok3n&password=pa55&api_key=k3y&access_token=acc3ss&code=c0de&session=sess1on&%73ig=encsig&Sig=KeepCase&keep=1';
+  '&Signature=cfsig&token=tok3n&password=pa55&api_key=k3y&access_token=acc3ss&code=c0de&session=sess1on&%73ig=encsig&Sig=upperS1g&keep=1';
+
+/** A listed name as apps and frameworks spell it; `%54oken` is `Token` percent-encoded. */
+const SPELLINGS = ['Token', 'TOKEN', 'x-amz-signature', 'token[]', 'token[0]', 'api-key', 'apiKey', 'jwt', 'user[password]', 'Access-Key', 'Private-Token', '%54oken'];
+const SPELLED = `${SPELLINGS.map((name, i) => `${name}=sp3lled${i}`).join('&')}&keep=1&tokens=kept`;
 
 for (const mode of ['fast', 'stock']) {
   test(`${mode}: sensitive query values are REDACTED in url.query and the client's url.full; URL credentials too`, async (t) => {
@@ -55,10 +59,27 @@ for (const mode of ['fast', 'stock']) {
     for (const name of ['sig', 'X-Amz-Signature', 'X-Amz-Credential', 'X-Goog-Signature', 'AWSAccessKeyId', 'Signature', 'token', 'password', 'api_key', 'access_token', 'code', 'session']) {
       assert.ok(query.includes(`${name}=REDACTED`), `${name}=REDACTED in ${query}`);
     }
-    assert.ok(query.includes('Sig=KeepCase') && query.includes('keep=1'), 'other parameters kept (names matched case-sensitively)');
-    if (mode === 'fast') assert.equal(query, QUERY.replace(/=(s1gvalue|amzsig|amzcred|goog|awskey|cfsig|tok3n|pa55|k3y|acc3ss|c0de|sess1on|encsig)/g, '=REDACTED'), 'everything else as sent');
+    assert.ok(query.includes('Sig=REDACTED') && query.includes('keep=1'), 'other parameters kept (names matched in any case)');
+    if (mode === 'fast') assert.equal(query, QUERY.replace(/=(s1gvalue|amzsig|amzcred|goog|awskey|cfsig|tok3n|pa55|k3y|acc3ss|c0de|sess1on|encsig|upperS1g)/g, '=REDACTED'), 'everything else as sent');
     const client = spans.find((s) => s.kind === 'CLIENT');
     assert.equal(client.attributes['url.full'], `http://REDACTED:REDACTED@127.0.0.1:${port}/?sig=REDACTED&token=REDACTED&keep=1`);
+  });
+
+  // Issue 29 item 5: the names were matched as spelled in the list, so these kept their values.
+  test(`${mode}: every spelling of a listed name (Token, TOKEN, x-amz-signature, token[], api-key, apiKey, jwt, user[password]) is REDACTED in the SERVER url.query and the node:http CLIENT url.full`, async (t) => {
+    let port;
+    const spans = await run(t, mode, {}, async (p) => {
+      port = p;
+      const target = `http://127.0.0.1:${p}/?${SPELLED}`;
+      assert.equal((await request(p, `/call?url=${encodeURIComponent(target)}`)).body, '200');
+    });
+    const server = spans.find((s) => s.kind === 'SERVER' && s.attributes['url.path'] === '/');
+    assert.equal(server.attributes['url.query'], SPELLED.replace(/=sp3lled\d+/g, '=REDACTED'));
+    const full = spans.find((s) => s.kind === 'CLIENT').attributes['url.full'];
+    assert.ok(full.startsWith(`http://127.0.0.1:${port}/?`), full);
+    assert.doesNotMatch(full, /sp3lled/);
+    assert.equal(full.match(/=REDACTED/g).length, SPELLINGS.length, full);
+    assert.match(full, /&keep=1&tokens=kept$/, 'other names kept, a listed name inside another is not matched');
   });
 
   test(`${mode}: request-derived values are bounded (2048 by default, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT and OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT honoured)`, async (t) => {

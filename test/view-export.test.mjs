@@ -136,7 +136,7 @@ test('tracehook export fails with exit code 1 and a clear message when the endpo
 
   for (const [args, message] of [
     [[dir], /--endpoint is required/],
-    [[dir, '--endpoint', 'ftp://x'], /--endpoint: expected an http:\/\/ or https:\/\/ URL, got "ftp:\/\/x"/],
+    [[dir, '--endpoint', 'ftp://x'], /--endpoint: expected an http:\/\/ or https:\/\/ URL, got "ftp:\/\/x\/"/],
     [[dir, '--endpoint', 'http://127.0.0.1:1', '--protocol', 'grpc'], /--protocol: expected http\/json or http\/protobuf, got "grpc"/],
     [[dir, '--endpoint', 'http://127.0.0.1:1', '--header', 'secret-token'], /--header: expected key=value/],
   ]) {
@@ -145,4 +145,34 @@ test('tracehook export fails with exit code 1 and a clear message when the endpo
     assert.match(r.stderr, message);
     assert.doesNotMatch(r.stderr, /secret-token/);
   }
+});
+
+// Issue 29 item 5: the endpoint was printed as given, password and `?api_key=` value included.
+test('tracehook export names the endpoint without its user, password or query values, and sends user:password@ as Basic authorization', async (t) => {
+  const dir = spansDir(t);
+  const line = JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: [{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), name: 'n', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }] }] });
+  writeFileSync(join(dir, '1.jsonl'), `${line}\n`);
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const SECRETS = /passw0rd|K3Y-VALUE|S3CR3T|apikey/;
+
+  const sent = await exportCli([dir, '--endpoint', `http://user:passw0rd@127.0.0.1:${receiver.port}/?api_key=K3Y-VALUE`]);
+  assert.equal(sent.code, 0, sent.stderr);
+  assert.equal(sent.stdout, `tracehook export: sent 1 spans from 1 span file in 1 request to http://REDACTED:REDACTED@127.0.0.1:${receiver.port}/v1/traces?api_key=REDACTED (http/json)\n`);
+  assert.equal(receiver.requests.length, 1);
+  assert.equal(receiver.requests[0].url, '/v1/traces?api_key=K3Y-VALUE', 'the endpoint itself is used as given');
+  assert.equal(receiver.requests[0].headers.authorization, `Basic ${Buffer.from('user:passw0rd').toString('base64')}`);
+
+  const refused = await exportCli([dir, '--endpoint', `http://user:passw0rd@127.0.0.1:${await refusedPort()}/v1/traces?api_key=K3Y-VALUE`]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /^tracehook export: POST http:\/\/REDACTED:REDACTED@127\.0\.0\.1:\d+\/v1\/traces\?api_key=REDACTED failed: ECONNREFUSED/);
+
+  const unparseable = await exportCli([dir, '--endpoint', 'https://apikey:S3CR3T#1@collector.example.com']);
+  assert.equal(unparseable.code, 2);
+  assert.equal(unparseable.stderr, 'tracehook export: --endpoint: expected an http:// or https:// URL (it is not a URL; the value is not shown, as it may hold a secret)\n');
+
+  const scheme = await exportCli([dir, '--endpoint', 'ftp://user:passw0rd@collector/?api_key=K3Y-VALUE']);
+  assert.equal(scheme.code, 2);
+  assert.match(scheme.stderr, /got "ftp:\/\/REDACTED:REDACTED@collector\/\?api_key=REDACTED"/);
+  for (const r of [sent, refused, unparseable, scheme]) assert.doesNotMatch(r.stdout + r.stderr, SECRETS);
 });

@@ -16,6 +16,7 @@ import { toReadableSpans } from '../span-file/readable-span';
 import { findAllSpanFiles, skippedFileReason } from '../span-file/span-files';
 import type { DecodedSpan } from '../span-file/types';
 import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
+import { redactUrl } from '../config/otlp';
 import type { ViewIO } from './view';
 
 const PROTOCOLS = ['http/json', 'http/protobuf'] as const;
@@ -38,7 +39,9 @@ ${PATHS_HELP}
 
 Options:
   --endpoint <url>      http(s) URL; a URL without a path gets /v1/traces (http://localhost:4318
-                        → http://localhost:4318/v1/traces), a URL with one is used as it is
+                        → http://localhost:4318/v1/traces), a URL with one is used as it is;
+                        user:password@ is sent as Basic authorization. Shown with user, password
+                        and query values as REDACTED
   --protocol <p>        http/json (default: the files' own OTLP/JSON) or http/protobuf
   --header <k=v>        a request header, e.g. authorization=Bearer… (repeatable)
   --batch-spans <n>     spans per request, at most (default ${DEFAULT_BATCH_SPANS})
@@ -95,11 +98,13 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
   let url: URL;
   try {
     url = new URL(values.endpoint);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
   } catch {
-    return usage(`--endpoint: expected an http:// or https:// URL, got ${JSON.stringify(values.endpoint)}`);
+    // The parser could not tell a password from the rest: nothing of it is shown.
+    return usage('--endpoint: expected an http:// or https:// URL (it is not a URL; the value is not shown, as it may hold a secret)');
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return usage(`--endpoint: expected an http:// or https:// URL, got ${JSON.stringify(redactUrl(values.endpoint))}`);
   if (url.pathname === '/') url.pathname = '/v1/traces';
+  const shown = redactUrl(url.href);
   const protocol = (values.protocol ?? 'http/json') as Protocol;
   if (!PROTOCOLS.includes(protocol)) return usage(`--protocol: expected http/json or http/protobuf, got ${JSON.stringify(values.protocol)}`);
   const batchSpans = values['batch-spans'] === undefined ? DEFAULT_BATCH_SPANS : Number(values['batch-spans']);
@@ -110,6 +115,11 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
     // The value may be a secret: name only the key.
     if (eq < 1) return usage(`--header: expected key=value, got a value without "=" or without a key`);
     headers[h.slice(0, eq).trim().toLowerCase()] = h.slice(eq + 1).trim();
+  }
+  // fetch refuses a URL with credentials: they go as Basic authorization, as node:http and the OTLP exporters send them.
+  if (url.username || url.password) {
+    headers.authorization ??= `Basic ${Buffer.from(`${decodeUserinfo(url.username)}:${decodeUserinfo(url.password)}`).toString('base64')}`;
+    url.username = url.password = '';
   }
   const { paths, notes } = await spanPaths(positionals, io.env);
   for (const note of notes) await say(io.stderr, note);
@@ -127,7 +137,7 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
     if (batch.spanCount === 0) return undefined;
     const bodies = protocol === 'http/json' ? jsonBodies(batch) : [await protobufBody(batch.spans)];
     for (const body of bodies) {
-      const error = await post(url, headers, body);
+      const error = await post(url, shown, headers, body);
       if (error) return error;
     }
     sent += batch.spanCount;
@@ -165,7 +175,7 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
     await say(io.stderr, `no spans in ${read} span file${read === 1 ? '' : 's'} under ${paths.join(', ')}${skippedNote}`);
     return 1;
   }
-  await say(io.stdout, `sent ${sent} spans from ${read} span file${read === 1 ? '' : 's'} in ${requests} request${requests === 1 ? '' : 's'} to ${url.href} (${protocol})${skippedNote}`);
+  await say(io.stdout, `sent ${sent} spans from ${read} span file${read === 1 ? '' : 's'} in ${requests} request${requests === 1 ? '' : 's'} to ${shown} (${protocol})${skippedNote}`);
   return 0;
 
   /** Adds one line's spans to the batch, sending what is full. @returns the error of a send, which stops the export */
@@ -235,8 +245,16 @@ async function protobufBody(spans: DecodedSpan[]): Promise<Uint8Array> {
   return bytes;
 }
 
-/** POSTs one batch. @returns undefined when accepted, else what went wrong */
-async function post(url: URL, headers: Record<string, string>, body: string | Uint8Array): Promise<string | undefined> {
+function decodeUserinfo(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** POSTs one batch. @param shown - `url` as messages name it (see `redactUrl`) @returns undefined when accepted, else what went wrong */
+async function post(url: URL, shown: string, headers: Record<string, string>, body: string | Uint8Array): Promise<string | undefined> {
   let problem = '';
   for (let attempt = 0; attempt <= RETRIES; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, 500 * attempt));
@@ -244,11 +262,12 @@ async function post(url: URL, headers: Record<string, string>, body: string | Ui
       const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       const text = await res.text();
       if (res.ok) return undefined;
-      problem = `POST ${url.href} answered HTTP ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`;
+      problem = `POST ${shown} answered HTTP ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`;
       if (![429, 502, 503, 504].includes(res.status)) return problem;
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      problem = `POST ${url.href} failed: ${cause?.code ?? cause?.message ?? (err as Error).message}`;
+      // undici's messages may quote the URL, query included.
+      problem = `POST ${shown} failed: ${(cause?.code ?? cause?.message ?? (err as Error).message).split(url.href).join(shown)}`;
     }
   }
   return problem;

@@ -1,5 +1,4 @@
-import { fallbackError } from './config-error.js';
-import type { ConfigError } from './config-error.js';
+import { ConfigError, fallbackError } from './config-error.js';
 import type { Env } from './env.js';
 import { readString } from './env.js';
 import { readKeyValues } from './key-values.js';
@@ -29,11 +28,14 @@ export interface OtlpConfig {
   otlpTracesUrl: string;
   /** `OTEL_EXPORTER_OTLP_HEADERS` then `OTEL_EXPORTER_OTLP_TRACES_HEADERS` (`k=v,k2=v2`, percent-decoded). Secret values: never shown. */
   otlpHeaders: Record<string, string>;
+  /** The endpoint variable the trace exporter reads (the `TRACES` one first) and its value, when one is set; see {@link otlpEndpointError}. */
+  otlpEndpoint?: { variable: string; value: string };
 }
 
 /**
  * Reads {@link OtlpConfig}. An unknown protocol falls back to `http/protobuf` with one error; a
- * malformed header entry is skipped with one error that never shows header text.
+ * malformed header entry is skipped with one error that never shows header text; an endpoint the
+ * protocol's exporter cannot use is an error that turns tracing off ({@link otlpEndpointError}).
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter", Configuration Options
  */
 export function readOtlpConfig(env: Env, errors: ConfigError[]): OtlpConfig {
@@ -44,16 +46,51 @@ export function readOtlpConfig(env: Env, errors: ConfigError[]): OtlpConfig {
   else errors.push(fallbackError(protocolVariable, protocol, `one of ${OTLP_PROTOCOLS.join(', ')}; using http/protobuf`));
 
   const tracesEndpoint = readString(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-  const base = readString(env, 'OTEL_EXPORTER_OTLP_ENDPOINT')?.replace(/\/+$/, '');
+  const endpoint = readString(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const base = endpoint?.replace(/\/+$/, '');
+  const otlpEndpoint =
+    tracesEndpoint !== undefined ? { variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', value: tracesEndpoint } : endpoint !== undefined ? { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: endpoint } : undefined;
+  const endpointError = otlpEndpointError(otlpEndpoint, otlpProtocol);
+  if (endpointError) errors.push(endpointError);
   return {
     otlpProtocol,
-    otlpEndpointSet: tracesEndpoint !== undefined || base !== undefined,
+    otlpEndpointSet: otlpEndpoint !== undefined,
     otlpTracesUrl: tracesEndpoint ?? (base ? `${base}/v1/traces` : 'http://localhost:4318/v1/traces'),
     otlpHeaders: {
       ...readKeyValues(env, 'OTEL_EXPORTER_OTLP_HEADERS', errors),
       ...readKeyValues(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', errors),
     },
+    otlpEndpoint,
   };
+}
+
+/** What the OTLP/gRPC exporter takes without a scheme: `host:port` (it reads that as `https://host:port`). */
+const HAS_SCHEME = /^\w{1,8}:\/\//;
+
+/**
+ * The error for an OTLP endpoint the exporter for `protocol` cannot use, checked before any
+ * OpenTelemetry exporter sees it: left to itself, the OTLP/HTTP exporter prints an unparseable
+ * endpoint whole in a warning (password included) and then sends to `http://localhost:4318`, with
+ * the `OTEL_EXPORTER_OTLP_*HEADERS`, where any local user may listen. Accepted, as the WHATWG URL
+ * parser reads it: for OTLP/HTTP an `http:` or `https:` URL; for OTLP/gRPC also `host:port` and
+ * `unix:` (what its exporter takes). An unparseable value is never shown, as it may hold a secret
+ * the parser could not separate; a parseable one only through {@link redactUrl}.
+ * @param endpoint - the variable the exporter reads and its value ({@link OtlpConfig.otlpEndpoint}); undefined: the default endpoint, fine
+ * @returns a ConfigError that turns tracing off (no fallback address), or undefined
+ * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter", Endpoint URLs
+ */
+export function otlpEndpointError(endpoint: OtlpConfig['otlpEndpoint'], protocol: OtlpProtocol): ConfigError | undefined {
+  if (!endpoint) return undefined;
+  const grpc = protocol === 'grpc';
+  const accepted = `an http:// or https:// URL${grpc ? ' (or host:port)' : ''} for OTLP ${protocol}`;
+  let url: URL;
+  try {
+    url = new URL(grpc && !HAS_SCHEME.test(endpoint.value) ? `https://${endpoint.value}` : endpoint.value);
+  } catch {
+    return new ConfigError(endpoint.variable, undefined, accepted, 'it is not a URL; the value is not shown, as it may hold a secret');
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:' || (grpc && url.protocol === 'unix:')) return undefined;
+  return new ConfigError(endpoint.variable, redactUrl(endpoint.value), accepted);
 }
 
 /**

@@ -6,7 +6,8 @@ import { readString } from './env.js';
 
 /**
  * Query parameters whose values the semantic conventions say SHOULD be redacted by default
- * (replaced by `REDACTED`, the key kept; matched case-sensitively).
+ * (replaced by `REDACTED`, the key kept). The conventions compare names as given; tracehook matches
+ * every spelling (`x-amz-signature` too: see `queryNameMatcher`).
  * @see OpenTelemetry semantic conventions, attribute registry, `url.query` and `url.full`
  */
 export const SEMCONV_SENSITIVE_QUERY_PARAMS = [
@@ -26,7 +27,12 @@ export const SEMCONV_SENSITIVE_QUERY_PARAMS = [
  * - `access_token`: OAuth 2.0 bearer token in the query (RFC 6750 §2.3); `id_token`, `refresh_token`, `token`
  * - `code`: OAuth 2.0 authorization code in the redirect URI (RFC 6749 §4.1.2), a credential until redeemed
  * - `client_secret` (RFC 6749 §2.3.1), `password`, `passwd`, `secret`
- * - `api_key`, `apikey`, `key` (Google APIs' `?key=`)
+ * - `api_key` (`apikey`, `api-key`, `apiKey`), `key` (Google APIs' `?key=`), `access_key` (API-key services' `?access_key=`)
+ * - `jwt`, `auth` (Firebase's REST `?auth=`), `authorization`: a token by name
+ * - `private_token`: GitLab's API token in the query
+ * - `session_id`: a session in the URL is a login; bare `session` (often a harmless label) is left to
+ *   `TRACEHOOK_REDACT_QUERY_PARAMS`
+ * Matching ignores case, `-`, `_` and `.` (see `queryNameMatcher`): the list holds each name once in that sense.
  */
 export const EXTRA_SENSITIVE_QUERY_PARAMS = [
   'access_token',
@@ -39,8 +45,13 @@ export const EXTRA_SENSITIVE_QUERY_PARAMS = [
   'passwd',
   'secret',
   'api_key',
-  'apikey',
   'key',
+  'access_key',
+  'jwt',
+  'auth',
+  'authorization',
+  'private_token',
+  'session_id',
 ] as const;
 
 /** The names redacted when `TRACEHOOK_REDACT_QUERY_PARAMS` adds none: the conventions' list and tracehook's. */
@@ -62,7 +73,8 @@ export type IncomingTracePolicy = 'continue' | 'link' | 'ignore';
 export interface RequestDataConfig {
   /**
    * Query parameter names whose values are replaced by `REDACTED` in `url.query` and `url.full`
-   * (case-sensitive): the semantic conventions' list, tracehook's extras, then `TRACEHOOK_REDACT_QUERY_PARAMS`.
+   * (any spelling: case, `-`, `_`, `.` and an array suffix `[]` do not matter): the semantic
+   * conventions' list, tracehook's extras, then `TRACEHOOK_REDACT_QUERY_PARAMS`.
    */
   redactQueryParams: string[];
   /**

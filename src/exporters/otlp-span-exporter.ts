@@ -2,6 +2,7 @@ import type { Agent } from 'node:http';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TracehookConfig } from '../config/environment.js';
 import { getConfig } from '../config/current.js';
+import { otlpEndpointError } from '../config/otlp.js';
 import { logDebug } from '../diag/logger.js';
 import { unrefTimersOf } from '../preload/unref-timers.js';
 import { createDirectOtlpHttpExporter, otlpHttpParts } from './direct-otlp-http-exporter.js';
@@ -19,11 +20,16 @@ import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
  * that refuses, hangs or answers 429 never keeps the process alive after the app's own work is
  * done; the exit path then waits for it within the same bound.
  * @param protocol - default: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`
+ * @throws ConfigError when the endpoint variable is not one this protocol's exporter can use
+ *   (`otlpEndpointError`): no exporter is made, as OpenTelemetry's would print the value and send
+ *   to `localhost` instead. The preload has already reported it and runs the app untraced.
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter"
  */
 export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol']): SpanExporter {
   const config = getConfig();
   const chosen = protocol ?? config.otlpProtocol;
+  const endpointError = otlpEndpointError(config.otlpEndpoint, chosen);
+  if (endpointError) throw endpointError;
   const exporter = otlpExporter(chosen, config.otlpEncoder);
   // OTLPExporterBase → OTLPExportDelegate → RetryingTransport, whose retry() arms the back-off timer.
   unrefTimersOf((exporter as { _delegate?: { _transport?: unknown } })._delegate?._transport, 'retry', "the OTLP exporter's retrying transport");

@@ -155,6 +155,28 @@ test('OTLP: protocol, traces URL from either endpoint variable, headers merged',
   assert.equal(readConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'carrier-pigeon' }).otlpProtocol, 'http/protobuf');
 });
 
+test('OTLP endpoint: what each protocol takes; anything else is an error that turns tracing off and never shows an unparseable value', () => {
+  const ok = (env) => assert.deepEqual(readConfig(env).errors.map((e) => e.message), []);
+  ok({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://user:pw@collector:4318/base?x=1' });
+  ok({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://[::1]:4318/v1/traces' });
+  ok({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' });
+  ok({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'unix:///run/otel.sock' });
+  // The issue's value: '#' ends the authority, so the parser reads a port "S3CR3T" and rejects the URL.
+  for (const [env, variable, accepted] of [
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://apikey:S3CR3T#1@collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT', 'an http:// or https:// URL for OTLP http/protobuf'],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://u:S3CR3T@exa mple', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://fine:4318' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'an http:// or https:// URL for OTLP http/protobuf'],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'apikey:S3CR3T#1@collector:4317' }, 'OTEL_EXPORTER_OTLP_ENDPOINT', 'an http:// or https:// URL (or host:port) for OTLP grpc'],
+  ]) {
+    const err = oneError(env);
+    assert.equal(err.message, `${variable} is not valid: expected ${accepted} (it is not a URL; the value is not shown, as it may hold a secret)`);
+    assert.equal(err.disablesTracing, true);
+  }
+  // Parseable but not http(s): shown, with user, password and query values redacted. gRPC's `host:port` is a scheme to the parser.
+  const wrong = oneError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://u:S3CR3T@collector/x?token=S3CR3T' });
+  assert.equal(wrong.message, 'OTEL_EXPORTER_OTLP_ENDPOINT="ftp://REDACTED:REDACTED@collector/x?token=REDACTED" is not valid: expected an http:// or https:// URL for OTLP http/protobuf');
+  assert.equal(oneError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' }).value, 'collector:4317');
+});
+
 test('secrets: a bad header or resource entry names its position, never its text; URLs are shown without credentials', () => {
   for (const variable of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', 'OTEL_RESOURCE_ATTRIBUTES']) {
     const c = readConfig({ [variable]: 'api-key=s3cr3t,Bearer t0ken,=v' });

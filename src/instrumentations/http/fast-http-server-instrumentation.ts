@@ -17,6 +17,7 @@ import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
 import { logDebug } from '../../diag/logger.js';
 import { isHttpsLoaded } from './https-loaded.js';
+import { queryNameMatcher } from './request-values.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
 const { SpanKind, SpanStatusCode, context, trace } = api;
@@ -31,7 +32,7 @@ type TracedResponse = ServerResponse & { [kSpan]?: Span };
 
 /** Options of {@link FastHttpServerInstrumentation}; each defaults to tracehook's default configuration. */
 export interface FastHttpServerOptions {
-  /** Query parameter names whose values become `REDACTED` in `url.query` (case-sensitive). */
+  /** Query parameter names whose values become `REDACTED` in `url.query` (any spelling: see `queryNameMatcher`). */
   redactQueryParams?: readonly string[];
   /** Bound on each request-derived attribute value, UTF-16 code units; default 2048. */
   requestValueLengthLimit?: number;
@@ -143,7 +144,7 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
   override setConfig(config: FastHttpServerInstrumentationConfig = {}): void {
     super.setConfig(config);
     this.values = {
-      redact: new Set(config.redactQueryParams ?? DEFAULT_REDACTED_QUERY_PARAMS),
+      redact: queryNameMatcher(config.redactQueryParams ?? DEFAULT_REDACTED_QUERY_PARAMS),
       limit: config.requestValueLengthLimit ?? DEFAULT_REQUEST_VALUE_LENGTH_LIMIT,
     };
     this.incomingTrace = config.incomingTrace ?? 'continue';

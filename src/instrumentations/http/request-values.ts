@@ -17,20 +17,53 @@ export function bound(value: string, limit: number): string {
   return value.slice(0, last >= 0xd800 && last <= 0xdbff ? limit - 1 : limit);
 }
 
+/** True for a query parameter name (percent-decoded) whose value is redacted; built by {@link queryNameMatcher}. */
+export type QueryNameMatcher = (name: string) => boolean;
+
 /**
- * `query` (without the leading `?`) with the value of every parameter named in `names` replaced by
- * {@link REDACTED}; the key and every other byte are kept as sent. Names are compared after
- * percent-decoding (`%73ig` is `sig`), case-sensitively.
+ * The one matcher of sensitive query parameter names, for SERVER `url.query` and CLIENT `url.full` /
+ * `url.query` alike. A name matches one of `names` when they are equal once both are lower-cased and
+ * stripped of `-`, `_` and `.` (`Token`, `TOKEN`, `api-key`, `apiKey`, `x-amz-signature` match `token`,
+ * `api_key`, `X-Amz-Signature`), also when the name carries a bracketed part, as PHP, Rails and `qs`
+ * spell arrays and fields: `token[]` and `token[0]` match by their base, `user[password]` by the part.
+ * The semantic conventions compare names as given; a server that takes `?Token=` takes the secret all
+ * the same, so tracehook matches every spelling of the name.
+ * @param names - names as configured, any spelling
+ */
+export function queryNameMatcher(names: Iterable<string>): QueryNameMatcher {
+  const folded = new Set<string>();
+  for (const name of names) folded.add(foldName(name));
+  folded.delete('');
+  return (name) => {
+    const open = name.indexOf('[');
+    if (open < 0) return folded.has(foldName(name));
+    if (folded.has(foldName(name.slice(0, open)))) return true;
+    for (const part of name.slice(open).split(BRACKETS)) if (part && folded.has(foldName(part))) return true;
+    return false;
+  };
+}
+
+const SEPARATORS = /[-_.]/g;
+const BRACKETS = /[[\]]+/;
+
+function foldName(name: string): string {
+  return name.toLowerCase().replace(SEPARATORS, '');
+}
+
+/**
+ * `query` (without the leading `?`) with the value of every parameter whose name `isSensitive`
+ * matches replaced by {@link REDACTED}; the key and every other byte are kept as sent. Names are
+ * matched after percent-decoding (`%73ig` is `sig`).
  * @see OpenTelemetry semantic conventions, attribute registry, `url.query`
  */
-export function redactQuery(query: string, names: ReadonlySet<string>): string {
+export function redactQuery(query: string, isSensitive: QueryNameMatcher): string {
   let out: string | undefined;
   let start = 0;
   while (start <= query.length) {
     let end = query.indexOf('&', start);
     if (end < 0) end = query.length;
     const eq = query.indexOf('=', start);
-    if (eq >= 0 && eq < end && names.has(decodeName(query.slice(start, eq)))) {
+    if (eq >= 0 && eq < end && isSensitive(decodeName(query.slice(start, eq)))) {
       out = (out ?? query.slice(0, start)) + query.slice(start, eq + 1) + REDACTED;
     } else if (out !== undefined) {
       out += query.slice(start, end);
@@ -39,6 +72,17 @@ export function redactQuery(query: string, names: ReadonlySet<string>): string {
     start = end + 1;
   }
   return out ?? query;
+}
+
+/** `url` with {@link redactQuery} applied to its query (after the first `?`, before a `#`); `url` itself when nothing is redacted. */
+export function redactUrlQuery(url: string, isSensitive: QueryNameMatcher): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  let end = url.indexOf('#', q);
+  if (end < 0) end = url.length;
+  const query = url.slice(q + 1, end);
+  const redacted = redactQuery(query, isSensitive);
+  return redacted === query ? url : url.slice(0, q + 1) + redacted + url.slice(end);
 }
 
 function decodeName(name: string): string {

@@ -1,11 +1,12 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
 import { bound, parsePort, redactQuery } from './request-values.js';
+import type { QueryNameMatcher } from './request-values.js';
 
 /** How request-derived values are cleaned before they become attributes. */
 export interface RequestValuePolicy {
-  /** Query parameter names whose values become `REDACTED` (case-sensitive). */
-  redact: ReadonlySet<string>;
+  /** Query parameter names whose values become `REDACTED` (see `queryNameMatcher` in request-values.ts). */
+  redact: QueryNameMatcher;
   /** Bound on each value taken from the request, UTF-16 code units. */
   limit: number;
 }

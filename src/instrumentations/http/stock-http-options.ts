@@ -4,7 +4,8 @@ import type { RequestDataConfig } from '../../config/request-data.js';
 import { markClientGone } from './client-gone.js';
 import { addIncomingLink, expectIncomingExtract } from './incoming-trace.js';
 import type { incomingTracePropagator } from './incoming-trace.js';
-import { bound } from './request-values.js';
+import { bound, queryNameMatcher, redactUrlQuery } from './request-values.js';
+import type { QueryNameMatcher } from './request-values.js';
 import { serverRequestAttributes } from './server-attributes.js';
 
 /** The attributes instrumentation-http takes from what the client sent, replaced by tracehook's. */
@@ -14,8 +15,10 @@ type Attributes = Record<string, unknown>;
 
 /**
  * Options for @opentelemetry/instrumentation-http (0.223.0) that give its spans what tracehook's
- * own server instrumentation gives: sensitive query values redacted on both sides (its
- * `redactedQueryParams` / `redactedQueryParamsServer`, with tracehook's list), and on SERVER spans
+ * own server instrumentation gives: sensitive query values redacted on both sides, by tracehook's
+ * matcher (`queryNameMatcher`: any spelling of a listed name; its own `redactedQueryParams`, also
+ * given tracehook's list, compares names as given, so its CLIENT `url.full` is redacted again in
+ * `requestHook`), and on SERVER spans
  * the request-derived attributes computed as the fast instrumentation does (see
  * `serverRequestAttributes`), every other string attribute (a `client.address` from `Forwarded`, say)
  * cut to the request value bound, a response that closed before it finished marked ERROR with
@@ -26,7 +29,7 @@ type Attributes = Record<string, unknown>;
 export function stockHttpOptions(requestData: RequestDataConfig): Record<string, unknown> {
   const limit = requestData.requestValueLengthLimit;
   const policy = requestData.incomingTrace !== 'continue';
-  const values = { redact: new Set(requestData.redactQueryParams), limit };
+  const values = { redact: queryNameMatcher(requestData.redactQueryParams), limit };
   return {
     redactedQueryParams: requestData.redactQueryParams,
     redactedQueryParamsServer: requestData.redactQueryParams,
@@ -38,7 +41,7 @@ export function stockHttpOptions(requestData: RequestDataConfig): Record<string,
       return Object.fromEntries(REQUEST_DERIVED.map((key) => [key, all[key]]));
     },
     requestHook: (span: Span, request: IncomingMessage | ClientRequest) => {
-      if (!('headers' in request && typeof request.httpVersion === 'string')) return;
+      if (!('headers' in request && typeof request.httpVersion === 'string')) return redactUrlFull(span, values.redact);
       boundStrings(span, limit);
       if (policy) addIncomingLink(span, request.headers);
     },
@@ -53,9 +56,21 @@ function isTls(request: IncomingMessage): boolean {
   return (request.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
 }
 
-// The SDK's Span keeps its attributes readable until it ends; a non-recording span has none.
+// The SDK's Span (and tracehook's lean span) keeps its attributes readable until it ends; a non-recording span has none.
+function attributesOf(span: Span): Attributes | undefined {
+  return (span as unknown as { attributes?: Attributes }).attributes;
+}
+
+/** A CLIENT span's `url.full` (the query as instrumentation-http re-encodes it) with every sensitive value redacted. */
+function redactUrlFull(span: Span, isSensitive: QueryNameMatcher): void {
+  const full = attributesOf(span)?.['url.full'];
+  if (typeof full !== 'string') return;
+  const redacted = redactUrlQuery(full, isSensitive);
+  if (redacted !== full) span.setAttribute('url.full', redacted);
+}
+
 function boundStrings(span: Span, limit: number): void {
-  const attributes = (span as unknown as { attributes?: Attributes }).attributes;
+  const attributes = attributesOf(span);
   if (!attributes) return;
   for (const key of Object.keys(attributes)) {
     const value = attributes[key];

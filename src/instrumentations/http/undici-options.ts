@@ -1,5 +1,6 @@
 import type { RequestDataConfig } from '../../config/request-data.js';
-import { redactQuery } from './request-values.js';
+import { queryNameMatcher, redactQuery } from './request-values.js';
+import type { QueryNameMatcher } from './request-values.js';
 
 /** What instrumentation-undici (0.33) hands `startSpanHook`: undici's request, from its `undici:request:create` channel. */
 interface UndiciRequest {
@@ -17,12 +18,12 @@ interface UndiciRequest {
  * @see OpenTelemetry semantic conventions, attribute registry: `url.full` and `url.query` (what to redact)
  */
 export function undiciOptions(requestData: RequestDataConfig): Record<string, unknown> {
-  const names = new Set(requestData.redactQueryParams);
+  const names = queryNameMatcher(requestData.redactQueryParams);
   return { startSpanHook: (request: UndiciRequest) => redactedUrl(request, names) };
 }
 
 /** `url.full` and `url.query` as instrumentation-undici computes them (`new URL(path, origin)`), redacted; undefined when nothing is to be. */
-function redactedUrl(request: UndiciRequest, names: ReadonlySet<string>): Record<string, string> | undefined {
+function redactedUrl(request: UndiciRequest, names: QueryNameMatcher): Record<string, string> | undefined {
   const path = typeof request.path === 'string' ? request.path : '';
   if (path.indexOf('?') < 0) return undefined;
   let url: URL;
