@@ -20,6 +20,7 @@ function tempApp(t) {
   pkg('@opentelemetry/instrumentation-fixture', 'instrumentation-fixture.cjs');
   pkg('hook-fixture', 'hook-fixture.cjs');
   writeFileSync(join(dir, 'app.cjs'), "// Usage: node app.cjs (a no-op app)\n");
+  writeFileSync(join(dir, 'worker-app.cjs'), "// Usage: node worker-app.cjs (starts itself as a worker thread)\nconst wt = require('node:worker_threads');\nif (wt.isMainThread) new wt.Worker(__filename);\n");
   return dir;
 }
 
@@ -57,6 +58,16 @@ function plantedDir(t, files) {
   }
   return dir;
 }
+
+test('a worker thread finds the startup hook package its app installed, as its main thread does', async (t) => {
+  const app = tempApp(t);
+  const dir = spansDir(t);
+  const env = { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_STARTUP_HOOK: 'hook-fixture:setup', FIXTURE_TRACEHOOK_API: join(ROOT, 'dist', 'api.js'), NODE_PATH: join(ROOT, 'node_modules') };
+  const { code, stderr } = await start(join(app, 'worker-app.cjs'), { cwd: tmpdir(), env, preload }).done;
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
+  assert.deepEqual((await readSpans(dir)).map((s) => s.name).filter((n) => n === 'hook-fixture ran'), ['hook-fixture ran', 'hook-fixture ran']);
+});
 
 test('an instrumentation planted in the working directory never runs: the app\'s pg loads ours', async (t) => {
   const cwd = plantedDir(t, ['node_modules/@opentelemetry/instrumentation-pg/index.js', 'node_modules/@opentelemetry/instrumentation-fixture/index.js']);

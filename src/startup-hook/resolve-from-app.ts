@@ -2,17 +2,23 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { isMainThread } from '../workers/thread.js';
+import { ENV_DATA_KEY } from '../workers/protocol.js';
+import type { WorkerEnvironmentData } from '../workers/protocol.js';
 
 /**
  * The directory the app's own bare `require()`s and `import`s resolve from: its entry file's
  * (`process.argv[1]`, through symlinks as Node.js loads it), or the working directory when there is no
- * entry file (`node -e`, `-p`, stdin, the REPL), whose code resolves from there. Undefined in a worker
- * thread, whose script is not known while the preload runs. Never the working directory when there is
- * an entry file: a job runner may start the app with its working directory under `/tmp`, where anyone
- * can plant a `node_modules`.
+ * entry file (`node -e`, `-p`, stdin, the REPL), whose code resolves from there. In a worker thread, the
+ * one its instrumented parent passed ({@link WorkerEnvironmentData}), else undefined. Never the working
+ * directory when there is an entry file: a job runner may start the app with its working directory under
+ * `/tmp`, where anyone can plant a `node_modules`.
  */
 export function appDirectory(entry = process.argv[1]): string | undefined {
-  if (!isMainThread) return undefined;
+  if (!isMainThread) {
+    const wt = require('node:worker_threads') as typeof import('node:worker_threads');
+    const data = wt.getEnvironmentData(ENV_DATA_KEY) as Partial<WorkerEnvironmentData> | undefined;
+    return typeof data?.appDirectory === 'string' ? data.appDirectory : undefined;
+  }
   const evaluated = (process as { _eval?: unknown })._eval !== undefined;
   if (evaluated || !entry || entry === '-') return process.cwd();
   try {

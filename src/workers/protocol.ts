@@ -207,6 +207,11 @@ export interface WorkerEnvironmentData {
   pool?: PoolName;
   /** Flush hand-shake, see {@link CONTROL}. */
   control: Int32Array;
+  /**
+   * Where the app's own code resolves packages (the main thread's entry directory, `appDirectory()`): the worker's
+   * preload looks for instrumentation and startup hook packages there, as its main thread does.
+   */
+  appDirectory?: string;
 }
 
 /**
