@@ -38,14 +38,22 @@ test('an instrumentation installed only in the app (beside its entry) is loaded 
   assert.deepEqual(names, [`fixture loaded from ${join(app, 'node_modules', '@opentelemetry', 'instrumentation-fixture')}`]);
 });
 
-test('a startup hook package installed only in the app is found from the entry file when the cwd is elsewhere', async (t) => {
+/**
+ * Runs `entry` of a temp app with TRACEHOOK_STARTUP_HOOK=hook-fixture:setup, the cwd elsewhere (NODE_PATH is for the
+ * hook's own `require('@opentelemetry/api')`, which Node.js resolves). @returns the span names
+ */
+async function runHookFixture(t, entry) {
   const app = tempApp(t);
   const dir = spansDir(t);
   const env = { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_STARTUP_HOOK: 'hook-fixture:setup', FIXTURE_TRACEHOOK_API: join(ROOT, 'dist', 'api.js'), NODE_PATH: join(ROOT, 'node_modules') };
-  const { code, stderr } = await start(join(app, 'app.cjs'), { cwd: tmpdir(), env, preload }).done;
+  const { code, stderr } = await start(join(app, entry), { cwd: tmpdir(), env, preload }).done;
   assert.equal(stderr, '');
   assert.equal(code, 0);
-  assert.deepEqual((await readSpans(dir)).map((s) => s.name), ['hook-fixture ran']);
+  return (await readSpans(dir)).map((s) => s.name);
+}
+
+test('a startup hook package installed only in the app is found from the entry file when the cwd is elsewhere', async (t) => {
+  assert.deepEqual(await runHookFixture(t, 'app.cjs'), ['hook-fixture ran']);
 });
 
 /** A directory anyone could write to, with `files` (paths under it) holding the planted fixture. */
@@ -60,13 +68,7 @@ function plantedDir(t, files) {
 }
 
 test('a worker thread finds the startup hook package its app installed, as its main thread does', async (t) => {
-  const app = tempApp(t);
-  const dir = spansDir(t);
-  const env = { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_STARTUP_HOOK: 'hook-fixture:setup', FIXTURE_TRACEHOOK_API: join(ROOT, 'dist', 'api.js'), NODE_PATH: join(ROOT, 'node_modules') };
-  const { code, stderr } = await start(join(app, 'worker-app.cjs'), { cwd: tmpdir(), env, preload }).done;
-  assert.equal(stderr, '');
-  assert.equal(code, 0);
-  assert.deepEqual((await readSpans(dir)).map((s) => s.name).filter((n) => n === 'hook-fixture ran'), ['hook-fixture ran', 'hook-fixture ran']);
+  assert.deepEqual((await runHookFixture(t, 'worker-app.cjs')).filter((n) => n === 'hook-fixture ran'), ['hook-fixture ran', 'hook-fixture ran']);
 });
 
 test('an instrumentation planted in the working directory never runs: the app\'s pg loads ours', async (t) => {
