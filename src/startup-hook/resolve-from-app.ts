@@ -1,6 +1,6 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { isMainThread } from '../workers/thread.js';
 import { ENV_DATA_KEY } from '../workers/protocol.js';
 import type { WorkerEnvironmentData } from '../workers/protocol.js';
@@ -35,7 +35,7 @@ export function appDirectory(entry = process.argv[1]): string | undefined {
  * folders (`~/.node_modules`, `<prefix>/lib/node`), which hold nothing the app installed for itself.
  * @param from - a directory ({@link appDirectory} by default)
  * @returns the resolved file, or undefined when it is not found so (the caller then falls back to
- *   tracehook's own resolution) or resolves only with a `require` condition it lacks (ESM-only)
+ *   tracehook's own resolution), or when the package has no `require` export (ESM-only)
  */
 export function resolveFromApp(specifier: string, from = appDirectory()): string | undefined {
   if (from === undefined) return undefined;
@@ -46,11 +46,14 @@ export function resolveFromApp(specifier: string, from = appDirectory()): string
   } catch {
     return undefined;
   }
-  // Node.js searches these folders before the global ones: the package's folder in one of them
-  // means the file came from there (a symlinked package resolves to its target).
+  // Node.js searches these folders before the global ones: the file must be inside the first package folder
+  // found in them (through a symlink, as Node.js resolves it), else it came from NODE_PATH or a global folder.
   const pkg = packageOf(specifier);
   for (let dir = from, up = dirname(dir); ; dir = up, up = dirname(dir)) {
-    if (basename(dir) !== 'node_modules' && exists(join(dir, 'node_modules', pkg))) return resolved;
+    const folder = join(dir, 'node_modules', pkg);
+    const real = basename(dir) === 'node_modules' ? undefined : realFolder(folder);
+    // `--preserve-symlinks` keeps the path through the symlink.
+    if (real !== undefined) return resolved.startsWith(real + sep) || resolved.startsWith(folder + sep) ? resolved : undefined;
     if (up === dir) return undefined;
   }
 }
@@ -61,11 +64,11 @@ function packageOf(specifier: string): string {
   return parts.slice(0, parts[0].startsWith('@') ? 2 : 1).join('/');
 }
 
-function exists(path: string): boolean {
+/** The real path of a folder, or undefined when there is none. */
+function realFolder(path: string): string | undefined {
   try {
-    lstatSync(path);
-    return true;
+    return realpathSync(path);
   } catch {
-    return false;
+    return undefined;
   }
 }
