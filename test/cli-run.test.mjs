@@ -3,6 +3,8 @@
 // once, and the wrapper never ends before it.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FIXTURES, ROOT, run, start } from './helpers/fixture.mjs';
@@ -29,6 +31,27 @@ test('a -r option means the --require form, and node options are kept', async ()
   assert.equal(execArgv[0], '--require');
   assert.match(execArgv[1], /\/register\.cjs$/);
   assert.deepEqual(execArgv.slice(2), ['-r', './test/fixtures/greeter.cjs', '--no-warnings']);
+});
+
+// A -r TypeScript hook (ts-node/register and the like) compiles the entry only on the CommonJS loader: any --import
+// sends it through the ESM loader instead, on every Node.js version (20: ERR_UNKNOWN_FILE_EXTENSION; 22+: Node's own
+// type stripping, which rejects an enum). So the --require form, on every version (issue 29, item 13c).
+test('a -r TypeScript hook with a .ts entry: --import breaks it, --require and `tracehook run` keep it working', async (t) => {
+  // Outside this repository's `"type": "module"` scope, which would make the entry an ES module even untraced.
+  const dir = mkdtempSync(join(tmpdir(), 'tracehook-ts-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const file of ['ts-register-like.cjs', 'enum-app.ts']) copyFileSync(join(ROOT, 'test', 'fixtures', file), join(dir, file));
+  const hook = ['-r', join(dir, 'ts-register-like.cjs')];
+  const app = join(dir, 'enum-app.ts');
+  const untraced = await run(null, { command: [...hook, app] });
+  assert.equal(untraced.stdout, 'ran 1 0\n', untraced.stderr);
+  const imported = await run(null, { command: ['--import', 'data:text/javascript,', ...hook, app] });
+  assert.notEqual(imported.code, 0);
+  assert.match(imported.stderr, /ERR_UNKNOWN_FILE_EXTENSION|ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX/);
+  const required = await run(null, { command: ['--require', join(ROOT, 'register.cjs'), ...hook, app] });
+  assert.deepEqual([required.code, required.stdout, required.stderr], [0, 'ran 1 0\n', '']);
+  const viaRun = await tracehook('run', ...hook, app);
+  assert.deepEqual([viaRun.code, viaRun.stdout, viaRun.stderr], [0, 'ran 1 0\n', '']);
 });
 
 test('no app: usage error with status 2; --help prints the flags', async () => {

@@ -34,3 +34,19 @@ for (const preload of [['--import', '@tracehook/register'], ['--require', '@trac
     }
   });
 }
+
+// Issue 29, item 14a: a child can read the IPC secret from /proc/self/environ (deleting it from process.env does not
+// change the process's initial environment). It must authenticate nothing but that child's own channel: with the
+// thread's secret, data the child shaped as an envelope was unwrapped (and joined the forged trace) when the parent
+// relayed it to a worker.
+test('a secret a child reads from /proc/self/environ makes no envelope its parent relays to a worker', { skip: process.platform !== 'linux' && 'no /proc/self/environ' }, async (t) => {
+  const dir = spansDir(t);
+  const [plain, traced] = await Promise.all([
+    run('workers/relay-secret.mjs', { preload: [] }),
+    run('workers/relay-secret.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } }),
+  ]);
+  assert.equal(plain.stdout, 'the worker got an object with @tracehook/envelope, carrier, id, value\n', plain.stderr);
+  assert.deepEqual([traced.code, traced.stdout, traced.stderr], [plain.code, plain.stdout, '']);
+  const forged = (await readSpans(dir)).filter((s) => s.traceId === FORGED_TRACE);
+  assert.deepEqual(forged.map((s) => s.name), [], 'no span joined the forged trace');
+});

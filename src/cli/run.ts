@@ -25,7 +25,8 @@ Options (each sets the environment variable in brackets):
 
 The preload is given as --import, or as --require when the app needs the CommonJS loader
 (a .ts/.cts/.tsx entry, or a -r/--require/--loader option in the command or in NODE_OPTIONS):
-on Node 20 any --import sends the entry file through the ESM loader.`;
+any --import sends the entry file through the ESM loader, past a -r hook (ts-node/register),
+on every Node version.`;
 
 /** The parsed command line of `tracehook run`. */
 export interface RunCommand {

@@ -37,11 +37,11 @@ export class LazyInstrumentations implements Instrumentation {
 
   /**
    * @param targets - instrumentation name → the package names it patches
-   * @param create - creates (and enables) the instrumentation of a name; may throw
+   * @param create - creates (and enables) the instrumentation of a name, given the file of its package being loaded; may throw
    */
   constructor(
     targets: ReadonlyMap<string, readonly string[]>,
-    private readonly create: (name: string) => Instrumentation,
+    private readonly create: (name: string, packageFile: string) => Instrumentation,
   ) {
     for (const [name, packages] of targets) {
       for (const pkg of packages) this.byPackage.set(pkg, [...(this.byPackage.get(pkg) ?? []), name]);
@@ -60,7 +60,7 @@ export class LazyInstrumentations implements Instrumentation {
     const site = { component: 'instrumentations', id: 'lazy-instrumentations.Module#load', otherwise: 'instrumentations of packages loaded later are never loaded' };
     wrap(Module.prototype, 'load', site, (load) => function (this: CjsModule, filename: string) {
       const pkg = self.byPackage.size > 0 && typeof filename === 'string' ? packageOfFile(filename) : undefined;
-      if (pkg === undefined || !self.byPackage.has(pkg) || !self.activate(pkg)) return load.apply(this, arguments as unknown as [string]);
+      if (pkg === undefined || !self.byPackage.has(pkg) || !self.activate(pkg, filename)) return load.apply(this, arguments as unknown as [string]);
       const result = load.apply(this, arguments as unknown as [string]);
       // The instrumentation came with its own copy of @opentelemetry/instrumentation, whose
       // require-in-the-middle hook was installed inside this require() and so missed it: require the
@@ -77,7 +77,7 @@ export class LazyInstrumentations implements Instrumentation {
   }
 
   /** @returns whether an instrumentation was loaded */
-  private activate(pkg: string): boolean {
+  private activate(pkg: string, filename: string): boolean {
     const names = this.byPackage.get(pkg) ?? [];
     // Each name once, whichever of its packages came first (pg or pg-pool).
     for (const [key, list] of this.byPackage) if (list.some((n) => names.includes(n))) this.byPackage.delete(key);
@@ -85,7 +85,7 @@ export class LazyInstrumentations implements Instrumentation {
     const before = this.loaded.length;
     for (const name of names) {
       try {
-        const instrumentation = this.create(name);
+        const instrumentation = this.create(name, filename);
         instrumentation.setTracerProvider(this.provider ?? trace.getTracerProvider());
         this.loaded.push(instrumentation);
       } catch (err) {

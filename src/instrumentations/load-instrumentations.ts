@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { ConfigError } from '../config/config-error.js';
 import type { RequestDataConfig } from '../config/request-data.js';
 import { BUILT_IN_INSTRUMENTATIONS } from '../config/instrumentation-defaults.js';
 import { packageRoot } from '../package-root.js';
-import { resolveFromApp } from '../startup-hook/resolve-from-app.js';
+import { appDirectory, resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { getPreloadState } from '../state.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
 import { MYSQL2_OPTIONS, pgOptions } from './db-statements.js';
@@ -72,20 +72,24 @@ export function loadInstrumentations(
   if (deferred.size > 0) instrumentations.push(new LazyInstrumentations(deferred, create));
   return { instrumentations, errors };
 
-  /** Creates (and so enables) the instrumentation of `name`, and tells the require gate which files it patches. */
-  function create(name: string): Instrumentation {
-    const instrumentation = new (instrumentationClass(name))(instrumentationConfig(name, httpServer, requestData));
+  /**
+   * Creates (and so enables) the instrumentation of `name`, and tells the require gate which files it patches.
+   * @param packageFile - the first file of its target package the app loads (lazy loading): the app's copy of the
+   *   instrumentation is looked for from there, as that package would resolve it; else from the app's entry
+   */
+  function create(name: string, packageFile?: string): Instrumentation {
+    const instrumentation = new (instrumentationClass(name, packageFile))(instrumentationConfig(name, httpServer, requestData));
     declareModuleFiles(instrumentation);
     return instrumentation;
   }
 }
 
-function instrumentationClass(name: string): InstrumentationClass {
+function instrumentationClass(name: string, packageFile?: string): InstrumentationClass {
   if (name === 'http') return require('@opentelemetry/instrumentation-http').HttpInstrumentation;
   if (name === 'undici') return require('@opentelemetry/instrumentation-undici').UndiciInstrumentation;
   if (!/^[a-z0-9.-]+$/.test(name)) throw new Error('not an instrumentation name');
   const pkg = `@opentelemetry/instrumentation-${name}`;
-  const file = instrumentationFile(name, pkg);
+  const file = instrumentationFile(name, pkg, packageFile);
   const bundled = file === bundledFile(name);
   if (bundled) publishSharedModules();
   else shareBundledModules();
@@ -100,19 +104,22 @@ function instrumentationClass(name: string): InstrumentationClass {
 /**
  * The app's own copy of `pkg` first (an instrumentation it installed, or the version it pins), then
  * ours: as dist/instrumentations/bundled/<name>.js (one file, built from our copy by
- * scripts/bundle-instrumentations.mjs) when there is one, else from node_modules.
+ * scripts/bundle-instrumentations.mjs) when there is one, else from node_modules. The app's copy is
+ * looked for only where the app's own code resolves packages ({@link resolveFromApp}): from the
+ * instrumented package's file when it is known, else from the app's entry; never from the working
+ * directory (unless the app has no entry file) nor `NODE_PATH`.
+ * @throws Error when neither the app nor tracehook has the package
  */
-function instrumentationFile(name: string, pkg: string): string {
-  const app = resolveFromApp(pkg);
-  let ours: string | undefined;
-  try {
-    ours = require.resolve(pkg);
-  } catch {
-    // Not installed with tracehook: only the app's copy can be used.
-  }
+function instrumentationFile(name: string, pkg: string, packageFile?: string): string {
+  const app = resolveFromApp(pkg, packageFile === undefined ? appDirectory() : dirname(packageFile));
+  // Our own dependencies, also without NODE_PATH: undefined when not installed with tracehook.
+  const ours = resolveFromApp(pkg, packageRoot());
   if (app !== undefined && app !== ours) return app;
   const bundled = bundledFile(name);
-  return existsSync(bundled) ? bundled : (app ?? pkg);
+  if (existsSync(bundled)) return bundled;
+  const file = app ?? ours;
+  if (file === undefined) throw new Error(`Cannot find module '${pkg}' beside the app's entry, the package it instruments, or tracehook`);
+  return file;
 }
 
 /** dist/instrumentations/bundled/<name>.js (scripts/bundle-instrumentations.mjs). */

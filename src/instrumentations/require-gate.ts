@@ -56,10 +56,37 @@ export function gateRequireHook(): void {
   };
   wrap(Module.prototype, 'require', { component: 'instrumentations', id: 'require-gate.Module#require', otherwise: 'every require() goes through require-in-the-middle' }, (hooked) =>
     function (this: { filename?: unknown }, id: string) {
+      if ((id === 'punycode' || id === 'node:punycode') && !registered.has('punycode')) return requireAsCaller(below, this, arguments);
       // Every argument passed on, as require-in-the-middle's own wrapper does.
       return Reflect.apply(skips(this, id, registered) ? below : hooked, this, arguments);
     },
   );
+}
+
+/**
+ * Calls `load` (Node.js's own `require`, below every hook) for `module` from a frame named after `module.filename`, the
+ * requiring file, at the line and column of its `require` call. Node.js 21+ prints DEP0040 as `punycode` first loads
+ * unless the first named stack frame outside Node.js (among the nearest 10) is in a `node_modules` folder: without
+ * this, that frame is ours (or require-in-the-middle's), so a package's `require('punycode')` warned (and exited 1
+ * under `--throw-deprecation`) when tracehook was not installed under `node_modules`, and an app's own never warned
+ * when it was. With `--trace-deprecation` the warning's stack shows the caller's line where it would untraced.
+ */
+function requireAsCaller(load: RequireFn, module: { filename?: unknown }, args: IArguments): unknown {
+  const filename = module?.filename;
+  if (typeof filename !== 'string') return Reflect.apply(load, module, args);
+  const [line, column] = callerPosition(filename);
+  const { compileFunction } = load.call(module, 'node:vm') as typeof import('node:vm');
+  // The call `f(…)` sits at `line`:`column` of `filename` (lineOffset moves the second line of the body there).
+  const call = compileFunction(`return (\n${' '.repeat(column - 1)}f(r, m, a))`, ['f', 'r', 'm', 'a'], { filename, lineOffset: line - 2 });
+  return call(Reflect.apply, load, module, args);
+}
+
+/** Line and column (1-based) of the nearest stack frame in `filename`; 1, 1 when there is none. */
+function callerPosition(filename: string): [number, number] {
+  const stack = new Error().stack ?? '';
+  const at = stack.indexOf(`${filename}:`);
+  const position = at === -1 ? null : /^(\d+):(\d+)/.exec(stack.slice(at + filename.length + 1));
+  return position ? [Number(position[1]), Number(position[2])] : [1, 1];
 }
 
 /** What the gate knows of one registered package. */

@@ -1,6 +1,5 @@
 import { hasSubscribers } from 'node:diagnostics_channel';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { sep } from 'node:path';
 import type { TextMapPropagator } from '@opentelemetry/api';
 import { context, diag, propagation } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
@@ -9,7 +8,6 @@ import { installDiagLogger } from '../diag/diag-logger.js';
 import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
 import { isHttpsLoaded } from './http/https-loaded.js';
-import { packageRoot } from '../package-root.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
 
@@ -34,8 +32,8 @@ type Trie = { search(name: string, options?: object): unknown[] };
  * hook's wrap the originals. Call the returned function after the hook: it registers tracehook's
  * context manager and propagator where the hook registered none, and puts back each instrumentation
  * the hook did not bring its own of, judged by shimmer's `__wrapped` marker on node:http, subscribers
- * of `undici:request:create`, and the module names the hook's @opentelemetry/instrumentation copy
- * (resolved from the working directory or from tracehook) registered with require-in-the-middle.
+ * of `undici:request:create`, and the module names the hook's @opentelemetry/instrumentation copies
+ * (those loaded so far) registered with require-in-the-middle.
  */
 export function makeRoomForStartupHook(instrumentations: readonly Instrumentation[], propagator: TextMapPropagator): () => void {
   const immediate = instrumentations.filter((i) => [FAST_HTTP_SERVER, HTTP, UNDICI].includes(i.instrumentationName));
@@ -89,19 +87,22 @@ function wrapped(fn: unknown): boolean {
   return typeof fn === 'function' && (fn as Wrapped).__wrapped === true;
 }
 
-/** Whether a module name is registered with the require-in-the-middle hook of a hook's @opentelemetry/instrumentation. */
+const SINGLETON_FILE = ['@opentelemetry', 'instrumentation', 'build', 'src', 'platform', 'node', 'RequireInTheMiddleSingleton.js'].join(sep);
+
+/**
+ * Whether a module name is registered with the require-in-the-middle hook of an @opentelemetry/instrumentation copy
+ * the hook loaded: found among the modules already loaded (`require.cache`), never resolved or loaded here, so no
+ * code runs that the hook did not load itself (a copy resolved from the working directory could be anyone's).
+ */
 function hookRegisteredModules(): (module: string) => boolean {
   const tries: Trie[] = [];
-  for (const from of [join(process.cwd(), 'noop.js'), join(packageRoot(), 'noop.js')]) {
-    try {
-      const file = createRequire(from).resolve('@opentelemetry/instrumentation/build/src/platform/node/RequireInTheMiddleSingleton.js');
-      // `_instance` exists only once an instrumentation of that copy was created: never create one here.
-      const instance = (require(file) as { RequireInTheMiddleSingleton: { _instance?: { _moduleNameTrie?: Trie } } }).RequireInTheMiddleSingleton._instance;
-      const trie = instance?._moduleNameTrie;
-      if (trie && typeof trie.search === 'function' && !tries.includes(trie)) tries.push(trie);
-    } catch (err) {
-      logDebug('instrumentations', `no @opentelemetry/instrumentation registry from ${from}: ${(err as Error).message.split('\n')[0]}`);
-    }
+  for (const [file, loaded] of Object.entries(require.cache)) {
+    if (!file.endsWith(SINGLETON_FILE)) continue;
+    // `_instance` exists only once an instrumentation of that copy was created: never create one here.
+    const instance = (loaded?.exports as { RequireInTheMiddleSingleton?: { _instance?: { _moduleNameTrie?: Trie } } } | undefined)?.RequireInTheMiddleSingleton?._instance;
+    const trie = instance?._moduleNameTrie;
+    if (trie && typeof trie.search === 'function' && !tries.includes(trie)) tries.push(trie);
+    else logDebug('instrumentations', `no require-in-the-middle registry in ${file}`);
   }
   return (module) => tries.some((trie) => trie.search(module).length > 0);
 }

@@ -1,20 +1,24 @@
-import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config-error.js';
+import { packageRoot } from '../package-root.js';
 import { getPreloadState } from '../state.js';
 import { resolveFromApp } from './resolve-from-app.js';
 
 /**
  * A parsed `module:attribute` import path, Ray's `--tracing-startup-hook` syntax.
- * `module` is a package name, a path relative to the working directory, an absolute path or a
- * `file:` URL; `attribute` is a property name, possibly dotted (`a.b`).
+ * `module` is a package name, a path relative to the working directory (beginning with `./` or `../`),
+ * an absolute path or a `file:` URL; `attribute` is a property name, possibly dotted (`a.b`).
  * @see Ray docs, "Tracing" (https://docs.ray.io/en/latest/ray-observability/user-guides/ray-tracing.html), "Tracing startup hook"
  */
 export interface ImportPath {
   module: string;
   attribute: string[];
 }
+
+/** What a hook's module may be, for the error when it cannot be loaded. */
+const IMPORTABLE = 'a module that can be imported: a package the app installed, or a path (`./file.mjs`, absolute, `file:`)';
 
 const ATTRIBUTE = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 
@@ -32,17 +36,36 @@ export function parseImportPath(variable: string, value: string): ImportPath {
   return { module, attribute: attribute.split('.') };
 }
 
-/** Where the module of an import path is loaded from, as a URL or specifier `import()` accepts. */
+/**
+ * Where the module of an import path is loaded from, as a URL or specifier `import()` accepts: a path
+ * the user named (`./` or `../` relative to `cwd`, absolute, a `file:` URL), or a package resolved as
+ * the app's own imports are ({@link resolveFromApp}: its entry file's directory and that directory's ancestors, never the
+ * working directory's nor `NODE_PATH`; `@tracehook/register/…` from this copy of tracehook), else left to `import()`
+ * from here: ESM-only packages (no `require` condition).
+ */
 export function moduleUrl(module: string, cwd: string): string {
   if (module.startsWith('file:')) return module;
   if (isAbsolute(module)) return pathToFileURL(module).href;
-  const relative = resolve(cwd, module);
-  if (module.startsWith('.') || existsSync(relative)) return pathToFileURL(relative).href;
-  // A package name resolves as the app's own imports do (its directory, then its entry's); ESM-only
-  // packages (no `require` condition) and our own `@tracehook/register/hooks/*` resolve through
-  // import() from here.
-  const resolved = resolveFromApp(module, cwd);
+  if (isRelativePath(module)) return pathToFileURL(resolve(cwd, module)).href;
+  const resolved = ownFile(module) ?? resolveFromApp(module);
   return resolved ? pathToFileURL(resolved).href : module;
+}
+
+/** `@tracehook/register/…` as this copy of tracehook resolves it (self-reference through its package.json `exports`). */
+function ownFile(module: string): string | undefined {
+  if (!module.startsWith(`${OWN_NAME}/`)) return undefined;
+  try {
+    return createRequire(join(packageRoot(), 'noop.js')).resolve(module);
+  } catch {
+    return undefined;
+  }
+}
+
+const OWN_NAME = '@tracehook/register';
+
+/** `.`, `..`, `./x`, `../x` (and `.\\x` on Windows): a path, where a bare `x` names a package. */
+function isRelativePath(module: string): boolean {
+  return module === '.' || module === '..' || /^\.\.?[\\/]/.test(module);
 }
 
 /**
@@ -58,7 +81,7 @@ export async function importFunction(variable: string, value: string, cwd = proc
     const importModule = getPreloadState().importModule;
     target = await (importModule ? importModule(url) : import(url));
   } catch (err) {
-    throw new ConfigError(variable, value, 'a module that can be imported', (err as Error).message?.split('\n')[0]);
+    throw new ConfigError(variable, value, IMPORTABLE, (err as Error).message?.split('\n')[0]);
   }
   return pickFunction(variable, value, path, target);
 }
@@ -102,7 +125,7 @@ export function requireFunction(variable: string, value: string): ((...args: unk
     // Only "this module needs import()": any other error is the module's own, and loading it
     // again through import() would run its side effects twice.
     if (IMPORT_ONLY.has((err as { code?: string }).code ?? '')) return undefined;
-    throw new ConfigError(variable, value, 'a module that can be imported', (err as Error).message?.split('\n')[0]);
+    throw new ConfigError(variable, value, IMPORTABLE, (err as Error).message?.split('\n')[0]);
   }
   return pickFunction(variable, value, path, target);
 }

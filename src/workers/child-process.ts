@@ -8,7 +8,7 @@ import type { MessagingSystem } from './messaging-spans.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
 import { appendNodeOption, IPC_ENTRY, isNodeExecutable, nodeOptionsWithAbsolutePreload, nodeOptionsWithPreload, optionsEnd, preloadKinds, runsOwnScript, scriptOf, withAbsolutePreload } from './preload-flags.js';
 import type { EarlyIpcState, IpcCarrierMessage } from './protocol.js';
-import { CHANNEL_SECRET, EARLY_IPC_KEY, IPC_CMD, IPC_SECRET_VARIABLE, isInternalIpcMessage, isIpcCarrier, PROTOCOL_VERSION } from './protocol.js';
+import { EARLY_IPC_KEY, IPC_CMD, IPC_SECRET_VARIABLE, isInternalIpcMessage, isIpcCarrier, newChannelSecret, PROTOCOL_VERSION } from './protocol.js';
 
 /**
  * Child processes and cluster workers.
@@ -37,9 +37,9 @@ type EnvChanges = Map<string, string | null>;
  * The environment changes for a child. `get` reads the child's environment as the app built it.
  * @param runsNode - the child runs Node.js (`process.execPath`, or `node` on the PATH)
  * @param args - the child's arguments after the executable
- * @param ipc - the child has an IPC channel: it also gets the early IPC hook (ipc-entry.ts)
+ * @param ipcSecret - the secret of the child's IPC channel, when it has one: it also gets the early IPC hook (ipc-entry.ts)
  */
-function envChanges(get: (name: string) => string | undefined, runsNode: boolean, args: readonly string[], ipc = false): EnvChanges {
+function envChanges(get: (name: string) => string | undefined, runsNode: boolean, args: readonly string[], ipcSecret?: string): EnvChanges {
   const changes: EnvChanges = new Map();
   const disabled = isDisabled({ TRACEHOOK_DISABLED: get('TRACEHOOK_DISABLED'), OTEL_SDK_DISABLED: get('OTEL_SDK_DISABLED') });
   // Whatever the child runs (a shell passes NODE_OPTIONS on to node), a preload in NODE_OPTIONS is
@@ -47,9 +47,9 @@ function envChanges(get: (name: string) => string | undefined, runsNode: boolean
   let nodeOptions = nodeOptionsWithAbsolutePreload(get('NODE_OPTIONS'));
   if (runsNode && !disabled) {
     nodeOptions = nodeOptionsWithPreload(nodeOptions, preloadKinds(args, optionsEnd(args)).size > 0);
-    if (ipc) {
+    if (ipcSecret !== undefined) {
       if (!nodeOptions?.includes(IPC_ENTRY)) nodeOptions = appendNodeOption(nodeOptions, '--require', IPC_ENTRY);
-      changes.set(IPC_SECRET_VARIABLE, CHANNEL_SECRET);
+      changes.set(IPC_SECRET_VARIABLE, ipcSecret);
     }
   }
   if (nodeOptions !== get('NODE_OPTIONS')) changes.set('NODE_OPTIONS', nodeOptions as string);
@@ -108,7 +108,8 @@ export function installChildProcessParent(): void {
     }
     const result = spawn.call(this, plan?.options ?? options);
     // Only a Node.js child routes NODE_-prefixed messages away from its 'message' listeners.
-    if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination, CHANNEL_SECRET);
+    // The channel's own secret (see IPC_SECRET_VARIABLE); a fresh one when the child was not given any.
+    if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination, plan.ipcSecret ?? newChannelSecret());
     return result;
   });
 
@@ -131,6 +132,8 @@ interface SpawnPlan {
   system: MessagingSystem;
   destination: string | undefined;
   runsNode: boolean;
+  /** The secret handed to the child in its environment for its IPC channel. */
+  ipcSecret?: string;
 }
 
 function planSpawn(spawnOptions: SpawnOptions): SpawnPlan | undefined {
@@ -153,9 +156,10 @@ function planSpawn(spawnOptions: SpawnOptions): SpawnPlan | undefined {
   const get = pairsGetter(pairs);
   const system: MessagingSystem = get('NODE_UNIQUE_ID') !== undefined ? 'cluster' : 'child_process';
   const ipc = Array.isArray(options.stdio) ? options.stdio.includes('ipc') : options.stdio === 'ipc';
-  const changes = envChanges(get, runsNode, args, ipc);
+  const changes = envChanges(get, runsNode, args, ipc ? newChannelSecret() : undefined);
   if (changes.size === 0) return { options, system, destination, runsNode };
-  return { options: { ...options, envPairs: applyToPairs(pairs, changes) }, system, destination, runsNode };
+  const ipcSecret = changes.get(IPC_SECRET_VARIABLE) ?? undefined;
+  return { options: { ...options, envPairs: applyToPairs(pairs, changes) }, system, destination, runsNode, ipcSecret };
 }
 
 /** The arguments of a `spawnSync` / `execFileSync` / `execSync` call with the child's env changed. */

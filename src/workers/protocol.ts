@@ -50,17 +50,27 @@ export function parseTraceparent(value: string): { traceId: string; spanId: stri
 /** Version of the formats below; a receiver ignores what it does not know. */
 export const PROTOCOL_VERSION = 1;
 
-/**
- * The secret of the channels this thread opens (the workers and children it starts): 32 random hex
- * chars, made once per thread, handed to the other end at its start (worker environment data, the
- * child's environment read and deleted before its app's first line) and never to app code. Every
- * carrier holds it, and a receiver removes or uses only carriers holding the secret of their
- * channel: the app cannot make one, whatever it sends (even a copy of a carrier's fields, whose
- * key it can read here), so its messages are never unwrapped, swallowed or given a trace.
- */
-export const CHANNEL_SECRET: string = fillRandom(Buffer.allocUnsafe(16)).toString('hex');
+/** 32 random hex chars: the secret of one channel or of one thread's worker channels. */
+export function newChannelSecret(): string {
+  return fillRandom(Buffer.allocUnsafe(16)).toString('hex');
+}
 
-/** The environment variable that hands a child its parent's {@link CHANNEL_SECRET} (deleted by the child at once). */
+/**
+ * The secret of the worker channels this thread opens (the worker threads and pool workers it starts):
+ * made once per thread, handed to the other end at its start (worker environment data, deleted in the
+ * worker before its app's first line) and never to app code. Every carrier holds it, and a receiver
+ * removes or uses only carriers holding the secret of their channel: the app cannot make one, whatever
+ * it sends (even a copy of a carrier's fields, whose key it can read here), so its messages are never
+ * unwrapped, swallowed or given a trace. A child process gets a secret of its own instead
+ * ({@link IPC_SECRET_VARIABLE}): it can read its environment from `/proc/self/environ` however early the
+ * variable is deleted, and data it shapes with a secret must pass nowhere but its own channel.
+ */
+export const CHANNEL_SECRET: string = newChannelSecret();
+
+/**
+ * The environment variable that hands a child the secret of its IPC channel, made for that child alone
+ * ({@link newChannelSecret}); deleted by the child's early IPC hook before its app's first line.
+ */
 export const IPC_SECRET_VARIABLE = 'TRACEHOOK_IPC_SECRET';
 
 /** The key that marks an envelope. Its value is the channel's secret ({@link CHANNEL_SECRET} of the thread that started the worker). */
@@ -103,7 +113,7 @@ export const IPC_CMD = 'NODE_TRACEHOOK_CONTEXT';
 export interface IpcCarrierMessage {
   cmd: typeof IPC_CMD;
   v: typeof PROTOCOL_VERSION;
-  /** The parent's {@link CHANNEL_SECRET}, both directions. */
+  /** The channel's secret (the parent made it for this child: {@link IPC_SECRET_VARIABLE}), both directions. */
   secret: string;
   seq: number;
   carrier?: MessageCarrier;
@@ -166,7 +176,7 @@ export const EARLY_IPC_KEY = Symbol.for('tracehook.ipc.early');
 
 /** The state {@link EARLY_IPC_KEY} holds. */
 export interface EarlyIpcState {
-  /** The parent's {@link CHANNEL_SECRET}, taken from {@link IPC_SECRET_VARIABLE}. */
+  /** The secret of the channel to the parent, taken from {@link IPC_SECRET_VARIABLE}. */
   secret: string;
   /** Carriers by the number of the user message they precede. */
   carriers: Map<number, IpcCarrierMessage>;
@@ -197,6 +207,11 @@ export interface WorkerEnvironmentData {
   pool?: PoolName;
   /** Flush hand-shake, see {@link CONTROL}. */
   control: Int32Array;
+  /**
+   * Where the app's own code resolves packages (the main thread's entry directory, `appDirectory()`): the worker's
+   * preload looks for instrumentation and startup hook packages there, as its main thread does.
+   */
+  appDirectory?: string;
 }
 
 /**

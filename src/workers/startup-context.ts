@@ -3,17 +3,10 @@ import type { Context } from '@opentelemetry/api';
 import { contextFromCarrier } from '../propagation/carrier-record.js';
 import type { Carrier } from './protocol.js';
 import { logDebug } from '../diag/logger.js';
+import { contextManager } from '../context/context-storage.js';
+import type { ContextManagerInternals } from '../context/context-storage.js';
 import { wrap } from '../patch/wrap.js';
 
-interface EnteringContextManager {
-  attach?(ctx: Context): unknown;
-  active?(): Context;
-  _asyncLocalStorage?: { enterWith(ctx: Context): void; getStore?(): Context | undefined };
-}
-
-function contextManager(): EnteringContextManager | undefined {
-  return (context as unknown as { _getContextManager?(): EnteringContextManager })._getContextManager?.();
-}
 
 /**
  * Makes `ctx` the active context for the rest of the current synchronous execution and everything
@@ -61,7 +54,7 @@ function inheritByDefault(ctx: Context): boolean {
     }
     const getStore = storage.getStore.bind(storage);
     const site = { component: 'workers', id: 'context-manager.active', otherwise: 'on Node.js 24+ the app may start without its parent trace' };
-    return wrap(manager as Required<Pick<EnteringContextManager, 'active'>>, 'active', site, () => function active(): Context {
+    return wrap(manager as Required<Pick<ContextManagerInternals, 'active'>>, 'active', site, () => function active(): Context {
       return getStore() ?? ctx;
     });
   } catch (err) {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { isDisabled, readConfig } from '../config/environment.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
+import { appDirectory } from '../startup-hook/resolve-from-app.js';
 import { isPatched, wrap } from '../patch/wrap.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
@@ -177,7 +178,8 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined):
     const pool = poolOf(destination);
     const control = new Int32Array(new SharedArrayBuffer(CONTROL.LENGTH * Int32Array.BYTES_PER_ELEMENT));
     const carrier = injectToCarrier(context.active());
-    const data: WorkerEnvironmentData = { v: PROTOCOL_VERSION, secret: CHANNEL_SECRET, destination, control, ...(carrier ? { carrier } : {}), ...(pool ? { pool } : {}) };
+    const app = appDirectory();
+    const data: WorkerEnvironmentData = { v: PROTOCOL_VERSION, secret: CHANNEL_SECRET, destination, control, ...(carrier ? { carrier } : {}), ...(pool ? { pool } : {}), ...(app ? { appDirectory: app } : {}) };
     return { options: startOptions, copiedExecArgv, data, state: { peer: true, destination, pool, control } };
   } catch (err) {
     logDebug('workers', `new Worker left uninstrumented: ${(err as Error)?.message ?? err}`);

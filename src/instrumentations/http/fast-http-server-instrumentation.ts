@@ -8,6 +8,7 @@ import type { IncomingTracePolicy } from '../../config/request-data.js';
 import { DEFAULT_REDACTED_QUERY_PARAMS, DEFAULT_REQUEST_VALUE_LENGTH_LIMIT } from '../../config/request-data.js';
 import { REQUEST_ID_KEY, acceptRequestId } from '../../context/request-id.js';
 import { TRACER_VERSION } from '../../context/tracer.js';
+import { swapContext } from '../../context/context-storage.js';
 import { CLIENT_GONE_ERROR_TYPE, endClientGone, handlerThrew } from './client-gone.js';
 import { incomingParent } from './incoming-trace.js';
 import type { RequestValuePolicy } from './server-attributes.js';
@@ -189,11 +190,15 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
       response[kSpan] = span;
       response.on('close', onResponseClose);
       let returned = false;
+      const ctx = withRouteMetadata(trace.setSpan(parent, span), span, response);
+      // The app's stack gains only this function's frame (context.with would add three more).
+      const restore = swapContext(ctx);
       try {
-        const result = context.with(withRouteMetadata(trace.setSpan(parent, span), span, response), original, this, event, req, res);
+        const result = restore ? original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]) : context.with(ctx, original, this, event, req, res);
         returned = true;
         return result;
       } finally {
+        restore?.();
         // No catch and rethrow: Node.js would report our line as where the app's error was thrown.
         if (!returned) handlerThrew(span);
       }

@@ -1,0 +1,32 @@
+import { context } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+
+/** The parts of a registered context manager tracehook may use beyond the API (AsyncLocalStorageContextManager's). */
+export interface ContextManagerInternals {
+  attach?(ctx: Context): unknown;
+  active?(): Context;
+  _asyncLocalStorage?: { enterWith(ctx: Context | undefined): void; getStore?(): Context | undefined };
+}
+
+/** The context manager registered with @opentelemetry/api (its `_getContextManager`), or undefined. */
+export function contextManager(): ContextManagerInternals | undefined {
+  return (context as unknown as { _getContextManager?(): ContextManagerInternals })._getContextManager?.();
+}
+
+/**
+ * Makes `ctx` the active context through the registered manager's AsyncLocalStorage (`enterWith`), for a caller
+ * that runs the code meant to see it itself and then calls the returned function, on every path, to put the
+ * previous value back: `context.with` without a frame of its own on the app's stack (the API's `with`, the
+ * manager's and AsyncLocalStorage's `run` add three), so an error thrown in that code has the stack it has untraced
+ * but for the caller's frame. Unlike `run`, other AsyncLocalStorage values entered meanwhile stay entered, as they
+ * do untraced.
+ * @returns the function that restores the previous context, or undefined when the registered context manager is
+ *   not AsyncLocalStorage-based (then use `context.with`)
+ */
+export function swapContext(ctx: Context): (() => void) | undefined {
+  const storage = contextManager()?._asyncLocalStorage;
+  if (typeof storage?.getStore !== 'function' || typeof storage.enterWith !== 'function') return undefined;
+  const previous = storage.getStore();
+  storage.enterWith(ctx);
+  return () => storage.enterWith(previous);
+}
