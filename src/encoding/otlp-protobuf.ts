@@ -10,6 +10,26 @@ const VARINT = 0;
 const FIXED64 = 1;
 const FIXED32 = 5;
 
+// Field numbers of the OTLP messages written here, named as in opentelemetry/proto (trace/v1/trace.proto,
+// common/v1/common.proto, resource/v1/resource.proto, collector/trace/v1/trace_service.proto).
+const ExportTraceServiceRequest = { ResourceSpans: 1 } as const;
+const ResourceSpans = { Resource: 1, ScopeSpans: 2, SchemaUrl: 3 } as const;
+const Resource = { Attributes: 1, DroppedAttributesCount: 2 } as const;
+const ScopeSpans = { Scope: 1, Spans: 2, SchemaUrl: 3 } as const;
+const Scope = { Name: 1, Version: 2, Attributes: 3, DroppedAttributesCount: 4 } as const; // InstrumentationScope
+const Span = {
+  TraceId: 1, SpanId: 2, TraceState: 3, ParentSpanId: 4, Name: 5, Kind: 6, StartTimeUnixNano: 7,
+  EndTimeUnixNano: 8, Attributes: 9, DroppedAttributesCount: 10, Events: 11, DroppedEventsCount: 12,
+  Links: 13, DroppedLinksCount: 14, Status: 15, Flags: 16,
+} as const;
+const SpanEvent = { TimeUnixNano: 1, Name: 2, Attributes: 3, DroppedAttributesCount: 4 } as const;
+const SpanLink = { TraceId: 1, SpanId: 2, TraceState: 3, Attributes: 4, DroppedAttributesCount: 5, Flags: 6 } as const;
+const Status = { Message: 2, Code: 3 } as const;
+const KeyValue = { Key: 1, Value: 2 } as const;
+const AnyValue = { StringValue: 1, BoolValue: 2, IntValue: 3, DoubleValue: 4, ArrayValue: 5, KvlistValue: 6, BytesValue: 7 } as const;
+/** `ArrayValue.values` and `KeyValueList.values`. */
+const VALUES = 1;
+
 const writer = new ProtobufWriter();
 const time: [number, number] = [0, 0];
 
@@ -26,20 +46,20 @@ export function encodeOtlpProtobuf(spans: readonly ReadableSpan[]): Uint8Array {
   const w = writer;
   w.reset();
   for (const [resource, byScope] of groupSpans(spans, scopeIdentity)) {
-    w.tag(1, LENGTH);
+    w.tag(ExportTraceServiceRequest.ResourceSpans, LENGTH);
     const resourceSpans = w.begin();
-    w.tag(1, LENGTH);
+    w.tag(ResourceSpans.Resource, LENGTH);
     const res = w.begin();
-    if (resource.attributes) writeAttributes(w, resource.attributes, 1);
-    w.tag(2, VARINT);
+    if (resource.attributes) writeAttributes(w, resource.attributes, Resource.Attributes);
+    w.tag(Resource.DroppedAttributesCount, VARINT);
     w.varint(0);
     w.end(res);
     for (const group of byScope.values()) {
-      w.tag(2, LENGTH);
+      w.tag(ResourceSpans.ScopeSpans, LENGTH);
       writeScopeSpans(w, group[0].instrumentationScope, group);
     }
     if (resource.schemaUrl) {
-      w.tag(3, LENGTH);
+      w.tag(ResourceSpans.SchemaUrl, LENGTH);
       w.string(resource.schemaUrl);
     }
     w.end(resourceSpans);
@@ -49,27 +69,27 @@ export function encodeOtlpProtobuf(spans: readonly ReadableSpan[]): Uint8Array {
 
 function writeScopeSpans(w: ProtobufWriter, scope: InstrumentationScope, spans: ReadableSpan[]): void {
   const at = w.begin();
-  w.tag(1, LENGTH);
+  w.tag(ScopeSpans.Scope, LENGTH);
   const s = w.begin();
-  w.tag(1, LENGTH);
+  w.tag(Scope.Name, LENGTH);
   w.string(scope.name);
   if (scope.version) {
-    w.tag(2, LENGTH);
+    w.tag(Scope.Version, LENGTH);
     w.string(scope.version);
   }
   const extra = scope as { attributes?: Attributes; droppedAttributesCount?: number };
-  if (extra.attributes) writeAttributes(w, extra.attributes, 3);
+  if (extra.attributes) writeAttributes(w, extra.attributes, Scope.Attributes);
   if (extra.droppedAttributesCount) {
-    w.tag(4, VARINT);
+    w.tag(Scope.DroppedAttributesCount, VARINT);
     w.varint(extra.droppedAttributesCount);
   }
   w.end(s);
   for (const span of spans) {
-    w.tag(2, LENGTH);
+    w.tag(ScopeSpans.Spans, LENGTH);
     writeSpan(w, span);
   }
   if (scope.schemaUrl) {
-    w.tag(3, LENGTH);
+    w.tag(ScopeSpans.SchemaUrl, LENGTH);
     w.string(scope.schemaUrl);
   }
   w.end(at);
@@ -78,65 +98,65 @@ function writeScopeSpans(w: ProtobufWriter, scope: InstrumentationScope, spans: 
 function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
   const at = w.begin();
   const ctx = span.spanContext();
-  w.tag(1, LENGTH);
+  w.tag(Span.TraceId, LENGTH);
   w.hexBytes(ctx.traceId);
-  w.tag(2, LENGTH);
+  w.tag(Span.SpanId, LENGTH);
   w.hexBytes(ctx.spanId);
   const traceState = ctx.traceState?.serialize();
   if (traceState) {
-    w.tag(3, LENGTH);
+    w.tag(Span.TraceState, LENGTH);
     w.string(traceState);
   }
   const parent = span.parentSpanContext;
   if (parent?.spanId) {
-    w.tag(4, LENGTH);
+    w.tag(Span.ParentSpanId, LENGTH);
     w.hexBytes(parent.spanId);
   }
-  w.tag(5, LENGTH);
+  w.tag(Span.Name, LENGTH);
   w.string(span.name);
   const kind = span.kind == null ? 0 : span.kind + 1;
   if (kind !== 0) {
-    w.tag(6, VARINT);
+    w.tag(Span.Kind, VARINT);
     w.varint(kind);
   }
-  writeTime(w, 7, span.startTime);
-  writeTime(w, 8, span.endTime);
-  if (span.attributes) writeAttributes(w, span.attributes, 9);
-  w.tag(10, VARINT);
+  writeTime(w, Span.StartTimeUnixNano, span.startTime);
+  writeTime(w, Span.EndTimeUnixNano, span.endTime);
+  if (span.attributes) writeAttributes(w, span.attributes, Span.Attributes);
+  w.tag(Span.DroppedAttributesCount, VARINT);
   w.varint(span.droppedAttributesCount);
   for (const event of span.events) {
-    w.tag(11, LENGTH);
+    w.tag(Span.Events, LENGTH);
     writeEvent(w, event);
   }
-  w.tag(12, VARINT);
+  w.tag(Span.DroppedEventsCount, VARINT);
   w.varint(span.droppedEventsCount);
   for (const link of span.links) {
-    w.tag(13, LENGTH);
+    w.tag(Span.Links, LENGTH);
     writeLink(w, link);
   }
-  w.tag(14, VARINT);
+  w.tag(Span.DroppedLinksCount, VARINT);
   w.varint(span.droppedLinksCount);
-  w.tag(15, LENGTH);
+  w.tag(Span.Status, LENGTH);
   const status = w.begin();
   if (span.status.message) {
-    w.tag(2, LENGTH);
+    w.tag(Status.Message, LENGTH);
     w.string(span.status.message);
   }
-  w.tag(3, VARINT);
+  w.tag(Status.Code, VARINT);
   w.varint(span.status.code);
   w.end(status);
-  w.tag(16, FIXED32);
+  w.tag(Span.Flags, FIXED32);
   w.fixed32(spanFlags(ctx.traceFlags, parent?.isRemote));
   w.end(at);
 }
 
 function writeEvent(w: ProtobufWriter, event: TimedEvent): void {
   const at = w.begin();
-  writeTime(w, 1, event.time);
-  w.tag(2, LENGTH);
+  writeTime(w, SpanEvent.TimeUnixNano, event.time);
+  w.tag(SpanEvent.Name, LENGTH);
   w.string(event.name);
-  if (event.attributes) writeAttributes(w, event.attributes, 3);
-  w.tag(4, VARINT);
+  if (event.attributes) writeAttributes(w, event.attributes, SpanEvent.Attributes);
+  w.tag(SpanEvent.DroppedAttributesCount, VARINT);
   w.varint(event.droppedAttributesCount || 0);
   w.end(at);
 }
@@ -144,19 +164,19 @@ function writeEvent(w: ProtobufWriter, event: TimedEvent): void {
 function writeLink(w: ProtobufWriter, link: Link): void {
   const at = w.begin();
   const c = link.context;
-  w.tag(1, LENGTH);
+  w.tag(SpanLink.TraceId, LENGTH);
   w.hexBytes(c.traceId);
-  w.tag(2, LENGTH);
+  w.tag(SpanLink.SpanId, LENGTH);
   w.hexBytes(c.spanId);
   const traceState = c.traceState?.serialize();
   if (traceState) {
-    w.tag(3, LENGTH);
+    w.tag(SpanLink.TraceState, LENGTH);
     w.string(traceState);
   }
-  if (link.attributes) writeAttributes(w, link.attributes, 4);
-  w.tag(5, VARINT);
+  if (link.attributes) writeAttributes(w, link.attributes, SpanLink.Attributes);
+  w.tag(SpanLink.DroppedAttributesCount, VARINT);
   w.varint(link.droppedAttributesCount || 0);
-  w.tag(6, FIXED32);
+  w.tag(SpanLink.Flags, FIXED32);
   w.fixed32(spanFlags(c.traceFlags, c.isRemote));
   w.end(at);
 }
@@ -177,9 +197,9 @@ function writeAttributes(w: ProtobufWriter, attrs: Attributes, field: number): v
 
 function writeKeyValue(w: ProtobufWriter, key: string, value: unknown): void {
   const at = w.begin();
-  w.tag(1, LENGTH);
+  w.tag(KeyValue.Key, LENGTH);
   w.string(key);
-  w.tag(2, LENGTH);
+  w.tag(KeyValue.Value, LENGTH);
   const v = w.begin();
   writeAnyValue(w, value);
   w.end(v);
@@ -190,42 +210,42 @@ function writeKeyValue(w: ProtobufWriter, key: string, value: unknown): void {
 function writeAnyValue(w: ProtobufWriter, value: unknown): void {
   switch (typeof value) {
     case 'string':
-      w.tag(1, LENGTH);
+      w.tag(AnyValue.StringValue, LENGTH);
       w.string(value);
       return;
     case 'boolean':
-      w.tag(2, VARINT);
+      w.tag(AnyValue.BoolValue, VARINT);
       w.varint(value ? 1 : 0);
       return;
     case 'number':
       if (fitsInt64(value)) {
-        w.tag(3, VARINT);
+        w.tag(AnyValue.IntValue, VARINT);
         w.varint(value);
       } else {
-        w.tag(4, FIXED64);
+        w.tag(AnyValue.DoubleValue, FIXED64);
         w.double(value);
       }
       return;
   }
   if (value instanceof Uint8Array) {
-    w.tag(7, LENGTH);
+    w.tag(AnyValue.BytesValue, LENGTH);
     w.bytes(value);
   } else if (Array.isArray(value)) {
-    w.tag(5, LENGTH);
+    w.tag(AnyValue.ArrayValue, LENGTH);
     const at = w.begin();
     for (const item of value) {
-      w.tag(1, LENGTH);
+      w.tag(VALUES, LENGTH);
       const v = w.begin();
       writeAnyValue(w, item);
       w.end(v);
     }
     w.end(at);
   } else if (typeof value === 'object' && value !== null) {
-    w.tag(6, LENGTH);
+    w.tag(AnyValue.KvlistValue, LENGTH);
     const at = w.begin();
     for (const key in value) {
       if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-      w.tag(1, LENGTH);
+      w.tag(VALUES, LENGTH);
       writeKeyValue(w, key, (value as Record<string, unknown>)[key]);
     }
     w.end(at);
