@@ -33,7 +33,7 @@ for (const [total, concurrency] of [
     assert.equal(spans.filter((s) => s.kind === 'SERVER').length, total + 1);
     assert.equal(new Set(spans.map((s) => s.spanId)).size, made + 1);
     assert.equal(stats.ended, made, 'the /stats request itself ends after the snapshot');
-    assert.deepEqual(stats.dropped, { queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0 });
+    assert.deepEqual(stats.dropped, { queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0, rejected: 0 });
     assert.doesNotMatch(stderr, /lost|dropped/);
     console.log(`# ${total} requests: ${spans.length - 1} spans written of ${made} made (+1 for /stats); peak queue ${stats.queuedBytesPeak} bytes`);
   });

@@ -8,6 +8,7 @@ import { packageRoot } from '../package-root.js';
 import { withUnrefTimers } from '../preload/unref-timers.js';
 import { getPreloadState } from '../state.js';
 import { spansToOtlpJson } from './json-trace-serializer.js';
+import { partialSuccessOf, rejectedSpansError } from './partial-success.js';
 
 /** Where and how the spans of the `exit` event are sent. */
 export interface ExitSendTarget {
@@ -126,10 +127,15 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
         timeout,
         // A clean environment: the sender must not load the preload (NODE_OPTIONS) or anything else.
         env: { PATH: process.env.PATH ?? '' },
-        stdio: ['pipe', 'ignore', 'ignore'],
+        stdio: ['pipe', 'pipe', 'ignore'],
+        // The backend's answer: an OTLP/JSON ExportTraceServiceResponse is a few hundred bytes.
+        maxBuffer: 64 * 1024,
       });
       logDebug('exit', `sent ${spans.length} spans at exit in ${Date.now() - started} ms (status ${sender.status})`);
-      if (sender.status === 0) return { code: ExportResultCode.SUCCESS };
+      if (sender.status === 0) {
+        const rejected = partialSuccessOf(sender.stdout);
+        return rejected ? { code: ExportResultCode.SUCCESS, error: rejectedSpansError(rejected) } : { code: ExportResultCode.SUCCESS };
+      }
       // Killed at the deadline: the bound, not the backend, ended the send.
       if (sender.signal) return { code: ExportResultCode.FAILED, error: shutdownBoundError(`the exit sender was stopped at the exit bound after ${Date.now() - started} ms`) };
       return { code: ExportResultCode.FAILED };

@@ -7,6 +7,7 @@ import { unrefTimersOf } from '../preload/unref-timers.js';
 import { createDirectOtlpHttpExporter, otlpHttpParts } from './direct-otlp-http-exporter.js';
 import { wrap } from '../patch/wrap.js';
 import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
+import { reportPartialSuccess } from './partial-success.js';
 
 /**
  * The OTLP trace exporter for `protocol`, loaded only when chosen: for OTLP/HTTP with the direct
@@ -17,7 +18,8 @@ import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
  * in flight or queued when the app calls `process.exit()` still reach the backend (within
  * `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`). Its sockets (HTTP) and retry timers are unref'd, so a backend
  * that refuses, hangs or answers 429 never keeps the process alive after the app's own work is
- * done; the exit path then waits for it within the same bound.
+ * done; the exit path then waits for it within the same bound. Spans the backend rejects in an
+ * accepted export (OTLP partial success) are reported in the export result and counted as dropped.
  * @param protocol - default: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter"
  */
@@ -28,7 +30,7 @@ export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol'
   // OTLPExporterBase → OTLPExportDelegate → RetryingTransport, whose retry() arms the back-off timer.
   unrefTimersOf((exporter as { _delegate?: { _transport?: unknown } })._delegate?._transport, 'retry', "the OTLP exporter's retrying transport");
   const target = { protocol: chosen === 'grpc' ? ('grpc' as const) : ('http' as const), url: chosen === 'grpc' ? grpcEndpoint(config) : config.otlpTracesUrl, headers: config.otlpHeaders, timeoutMs: config.shutdownTimeoutMs };
-  return new ExitSafeSpanExporter(exporter, target);
+  return new ExitSafeSpanExporter(reportPartialSuccess(exporter), target);
 }
 
 /** The gRPC endpoint: the OTLP endpoint variables without the `/v1/traces` path OTLP/HTTP adds. */

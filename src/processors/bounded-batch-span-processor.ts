@@ -8,6 +8,7 @@ import { problemOf, warnOnce } from '../diag/logger.js';
 import { isShutdownBoundError, tracingStats } from '../diag/tracing-stats.js';
 import { getPreloadState } from '../state.js';
 import { isSpanWriteError } from '../exporters/span-write-error.js';
+import { printable, rejectedSpansOf } from '../exporters/partial-success.js';
 import { monotonicMs } from '../provider/monotonic-clock.js';
 import { estimateSpanBytes } from '../provider/span-size.js';
 
@@ -41,7 +42,8 @@ const MAX_SLICE_UNDER_PRESSURE_MS = 200;
  * near the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter (OTLP) gets one batch at a time, as with the stock processor.
  *
  * Every ended, sampled span is counted in {@link getTracingStats}: exported, or dropped with its
- * reason (queue full, export failed, write failed; what the exit flush leaves is counted as
+ * reason (queue full, export failed, write failed, rejected by the backend in an OTLP partial
+ * success; what the exit flush leaves is counted as
  * shutdown bound reached). Exports run with tracing suppressed, so an exporter's own requests make
  * no spans.
  * @see OpenTelemetry specification, Tracing SDK, "Batching processor"
@@ -207,7 +209,9 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     const stats = tracingStats();
     stats.exporting -= spans;
     if (result.code === ExportResultCode.SUCCESS) {
-      stats.exported += spans;
+      const rejected = Math.min(spans, rejectedSpansOf(result.error)?.rejectedSpans ?? 0);
+      stats.exported += spans - rejected;
+      if (rejected > 0) this.countRejected(rejected, spans, rejectedSpansOf(result.error)!.errorMessage);
       return;
     }
     const error = result.error;
@@ -224,6 +228,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     stats.dropped.exportFailed += spans;
     const cause = describeExportError(error);
     warnOnce('exporter', `export:${this.options.destination}:${problemOf(cause)}`, `export to ${this.options.destination} failed: ${cause}; those spans are dropped and counted`);
+  }
+
+  /** Counts spans the backend rejected in an export it accepted (OTLP partial success), with one line per distinct message. */
+  private countRejected(rejected: number, spans: number, errorMessage: string): void {
+    tracingStats().dropped.rejected += rejected;
+    const why = errorMessage ? printable(errorMessage) : 'no reason given';
+    warnOnce('exporter', `rejected:${this.options.destination}:${problemOf(why)}`, `${this.options.destination} rejected ${rejected} of ${spans} spans (OTLP partial success): ${why}; those spans are dropped and counted`);
   }
 }
 
