@@ -38,6 +38,13 @@ export interface TracingStats {
   queuedBytesPeak: number;
   /** Spans handed to the exporter whose export has not finished yet. */
   exporting: number;
+  /**
+   * Spans a startup hook's own span processors (the SDK's BatchSpanProcessor or SimpleSpanProcessor,
+   * not tracehook's) still held when the process ended, that their exporter could not send: an
+   * asynchronous exporter at `process.exit()`, or resource attributes still pending. Counted at exit
+   * with one line; not part of `ended` and `dropped`, which count tracehook's span processor.
+   */
+  hookUnflushed: number;
 }
 
 const STATS_KEY = Symbol.for('tracehook.stats');
@@ -55,6 +62,7 @@ export function tracingStats(): TracingStats {
     queuedBytes: 0,
     queuedBytesPeak: 0,
     exporting: 0,
+    hookUnflushed: 0,
   });
 }
 
@@ -65,7 +73,7 @@ export function tracingStats(): TracingStats {
  * Without the preload, or with a startup hook of your own that does not use tracehook's span
  * processor, every count is 0.
  * @returns `{ ended, exported, dropped: { queueFull, exportFailed, writeFailed, shutdownBound, rejected },
- *   queued, queuedBytes, queuedBytesPeak, exporting }`, counts in spans, `queuedBytes*` in bytes
+ *   queued, queuedBytes, queuedBytesPeak, exporting, hookUnflushed }`, counts in spans, `queuedBytes*` in bytes
  */
 export function getTracingStats(): TracingStats {
   const s = tracingStats();
