@@ -7,7 +7,6 @@ import { unrefTimersOf } from '../preload/unref-timers.js';
 import { createDirectOtlpHttpExporter, otlpHttpParts } from './direct-otlp-http-exporter.js';
 import { wrap } from '../patch/wrap.js';
 import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
-import { reportPartialSuccess } from './partial-success.js';
 
 /**
  * The OTLP trace exporter for `protocol`, loaded only when chosen: for OTLP/HTTP with the direct
@@ -30,7 +29,7 @@ export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol'
   // OTLPExporterBase → OTLPExportDelegate → RetryingTransport, whose retry() arms the back-off timer.
   unrefTimersOf((exporter as { _delegate?: { _transport?: unknown } })._delegate?._transport, 'retry', "the OTLP exporter's retrying transport");
   const target = { protocol: chosen === 'grpc' ? ('grpc' as const) : ('http' as const), url: chosen === 'grpc' ? grpcEndpoint(config) : config.otlpTracesUrl, headers: config.otlpHeaders, timeoutMs: config.shutdownTimeoutMs };
-  return new ExitSafeSpanExporter(reportPartialSuccess(exporter), target);
+  return new ExitSafeSpanExporter(exporter, target);
 }
 
 /** The gRPC endpoint: the OTLP endpoint variables without the `/v1/traces` path OTLP/HTTP adds. */
@@ -39,11 +38,15 @@ function grpcEndpoint(config: TracehookConfig): string {
 }
 
 /**
- * Exports in flight at once. The exporter's default, 30, lets a backend that is down hold 30 batches
- * (≈ 15 000 spans) in retries: ≈ 100 MiB here. The BatchSpanProcessor sends one batch at a time, so
- * 2 only matters when the backend is failing, and then the batch is dropped and counted instead.
+ * Exports in flight at once: what tracehook's span processor may start while the backend answers
+ * (`maxConcurrentExports`). One batch per round trip did not keep up with a burst of a busy app
+ * (half of 100 000 spans dropped for a full queue with a healthy local receiver), since an answer's
+ * callback waits for the app's turn of the event loop. The exporter's default, 30, would let a
+ * backend that is down hold 30 batches (≈ 15 000 spans) in retries: ≈ 100 MiB; after a failed
+ * export the processor sends one batch at a time, so a failing backend holds at most this many
+ * batches once, then one.
  */
-const CONCURRENCY_LIMIT = 2;
+export const OTLP_CONCURRENT_EXPORTS = 8;
 
 /**
  * The exporter for `protocol`. OTLP/HTTP requests are encoded by tracehook's direct encoders
@@ -51,7 +54,9 @@ const CONCURRENCY_LIMIT = 2;
  * gRPC always uses its own exporter.
  */
 function otlpExporter(protocol: TracehookConfig['otlpProtocol'], encoder: TracehookConfig['otlpEncoder']): SpanExporter {
-  const options = { concurrencyLimit: CONCURRENCY_LIMIT };
+  // otlp-exporter-base lets go of an export one microtask after its callback, where the processor may
+  // already have started the next ones: twice the processor's number leaves room for that.
+  const options = { concurrencyLimit: 2 * OTLP_CONCURRENT_EXPORTS };
   if (protocol === 'grpc') return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter(options);
   const exporterPackage = protocol === 'http/json' ? '@opentelemetry/exporter-trace-otlp-http' : '@opentelemetry/exporter-trace-otlp-proto';
   const httpOptions = { ...options, httpAgentOptions: unrefAgentFactory(exporterPackage) };

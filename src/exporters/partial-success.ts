@@ -57,21 +57,22 @@ interface Serializer {
 }
 
 /**
- * Makes `exporter` (an OTLPExporterBase of @opentelemetry/otlp-exporter-base: the direct or stock
- * OTLP/HTTP exporter, or the OTLP/gRPC one) report an OTLP partial success in its export result
- * ({@link rejectedSpansError}) instead of only logging it at WARN through `diag`. Its export
- * delegate deserializes a successful response and calls back synchronously after: the response
- * read last belongs to the callback that follows. The delegate's serializer is replaced on this
- * instance only (otlp-transformer's serializers are shared by every exporter of the process).
- * When the internals are not where 0.2xx keeps them (`_delegate._serializer`), says so at DEBUG
- * level and returns `exporter` unchanged.
+ * Has `exporter` (an OTLPExporterBase of @opentelemetry/otlp-exporter-base: the direct or stock
+ * OTLP/HTTP exporter, or the OTLP/gRPC one) keep the OTLP partial success of each answer, which it
+ * otherwise only logs at WARN through `diag`, for the caller to take in the export's result
+ * callback: its export delegate deserializes a successful answer and calls back synchronously
+ * right after, so the answer read last belongs to the callback that runs next. The delegate's
+ * serializer is replaced on this instance only (otlp-transformer's serializers are shared by every
+ * exporter of the process). When the internals are not where 0.2xx keeps them
+ * (`_delegate._serializer`), says so at DEBUG level and the taker always returns undefined.
+ * @returns a function giving the rejection of the answer read last (once), or undefined
  */
-export function reportPartialSuccess(exporter: SpanExporter): SpanExporter {
+export function keepPartialSuccess(exporter: SpanExporter): () => RejectedSpans | undefined {
   const delegate = (exporter as { _delegate?: { _serializer?: Serializer } })._delegate;
   const serializer = delegate?._serializer;
   if (!delegate || typeof serializer?.deserializeResponse !== 'function') {
     logDebug('otlp', 'the OTLP exporter keeps no serializer where otlp-exporter-base 0.2xx does; spans a backend rejects (partial success) count as exported');
-    return exporter;
+    return () => undefined;
   }
   let last: RejectedSpans | undefined;
   delegate._serializer = {
@@ -83,17 +84,16 @@ export function reportPartialSuccess(exporter: SpanExporter): SpanExporter {
       return response;
     },
   };
-  return {
-    export(spans, resultCallback) {
-      exporter.export(spans, (result: ExportResult) => {
-        const rejected = last;
-        last = undefined;
-        resultCallback(rejected && result.code === ExportResultCode.SUCCESS ? { code: ExportResultCode.SUCCESS, error: rejectedSpansError(rejected) } : result);
-      });
-    },
-    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
-    shutdown: () => exporter.shutdown(),
+  return () => {
+    const rejected = last;
+    last = undefined;
+    return rejected;
   };
+}
+
+/** `result` with `rejected` attached ({@link rejectedSpansError}) when it is a success and some spans were rejected. */
+export function withRejection(result: ExportResult, rejected: RejectedSpans | undefined): ExportResult {
+  return rejected && result.code === ExportResultCode.SUCCESS ? { code: ExportResultCode.SUCCESS, error: rejectedSpansError(rejected) } : result;
 }
 
 /**
