@@ -162,8 +162,9 @@ const PARTIAL_CASES = [
   { protocol: 'http/protobuf', mode: 'normal' },
   { protocol: 'http/json', mode: 'normal' },
   { protocol: 'grpc', mode: 'normal' },
-  // At process.exit() the spans go through the exit sender (OTLP/JSON over HTTP), which reads the answer too.
+  // At process.exit() the spans go through the exit sender (OTLP/JSON over HTTP, protobuf over gRPC), which reads the answer too.
   { protocol: 'http/protobuf', mode: 'exit' },
+  { protocol: 'grpc', mode: 'exit' },
 ];
 for (const { protocol, mode } of PARTIAL_CASES) {
   test(`OTLP ${protocol}, ${mode === 'exit' ? 'process.exit()' : 'while running'}: spans a backend rejects in a partial success are counted as lost, its message printed once, escaped`, async (t) => {

@@ -138,7 +138,7 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
         maxBuffer: 64 * 1024,
       });
       logDebug('exit', `sent ${spans.length} spans at exit in ${Date.now() - started} ms (status ${sender.status})`);
-      if (sender.status === 0) return withRejection({ code: ExportResultCode.SUCCESS }, partialSuccessOf(sender.stdout));
+      if (sender.status === 0) return withRejection({ code: ExportResultCode.SUCCESS }, partialSuccessOf(this.target.protocol === 'grpc' ? protobufResponse(sender.stdout) : sender.stdout));
       // Killed at the deadline: the bound, not the backend, ended the send.
       if (sender.signal) return { code: ExportResultCode.FAILED, error: shutdownBoundError(`the exit sender was stopped at the exit bound after ${Date.now() - started} ms`) };
       return { code: ExportResultCode.FAILED };
@@ -146,6 +146,17 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
       warnOnce('exit', 'exit-send', `cannot send spans at exit: ${(err as Error).message}`);
       return { code: ExportResultCode.FAILED, error: err as Error };
     }
+  }
+}
+
+/** An OTLP `ExportTraceServiceResponse` from its protobuf bytes (undefined when they do not decode). */
+function protobufResponse(bytes: Uint8Array): unknown {
+  if (bytes.length === 0) return undefined;
+  const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+  try {
+    return ProtobufTraceSerializer.deserializeResponse(bytes);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,7 +1,8 @@
 // Run by ExitSafeSpanExporter as `node exit-sender.js` with `{ protocol, url, headers, body }` as JSON
 // on stdin: `http` POSTs the OTLP/JSON body, `grpc` makes the OTLP/gRPC Export call with the
-// base64 protobuf body. Exits 0 when the backend accepted it, 1 otherwise; over HTTP, the body of an
-// accepted answer is written to stdout (an OTLP partial success names spans the backend rejected).
+// base64 protobuf body. Exits 0 when the backend accepted it, 1 otherwise; the accepted answer (the
+// HTTP body, or the gRPC response's protobuf bytes) is written to stdout: an OTLP partial success in
+// it names spans the backend rejected.
 // The parent bounds its life; nothing here can delay the app beyond that.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -47,8 +48,9 @@ function sendGrpc({ url, headers, body }: Job): void {
   const metadata = new grpc.Metadata();
   for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
   const same = (b: Buffer) => b;
-  client.makeUnaryRequest(EXPORT_METHOD, same, same, Buffer.from(body, 'base64'), metadata, (err) => {
+  client.makeUnaryRequest(EXPORT_METHOD, same, same, Buffer.from(body, 'base64'), metadata, (err, answer?: Buffer) => {
     process.exitCode = err ? 1 : 0;
+    if (!err && answer) process.stdout.write(answer);
     client.close();
   });
 }
