@@ -7,7 +7,8 @@ import { decodeExportRequest } from '../dist/span-file/decode.js';
 import { assertCallChain, sendCallChain, waitFor } from './helpers/call-chain.mjs';
 import { startGrpcReceiver } from './helpers/otlp-grpc-receiver.mjs';
 import { decodeOtlpProtobuf } from './helpers/otlp-proto.mjs';
-import { refusedPort, startReceiver } from './helpers/otlp-receiver.mjs';
+import { partialSuccessResponse, refusedPort, startReceiver } from './helpers/otlp-receiver.mjs';
+import { lossLine } from './helpers/span-file-checks.mjs';
 import { start } from './helpers/fixture.mjs';
 
 test('OTLP http/json: every span reaches the receiver, decoded as OTLP/JSON', async (t) => {
@@ -151,3 +152,32 @@ test('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL wins over OTEL_EXPORTER_OTLP_PROTOCOL (
   const spans = receiver.requests.flatMap((r) => decodeExportRequest(JSON.parse(r.body.toString())));
   assert.deepEqual(spans.map((s) => s.name).sort(), ['work-0', 'work-1', 'work-2']);
 });
+
+// Issue 29: a backend's partial success (ExportTraceServiceResponse.partialSuccess.rejectedSpans) was
+// counted as exported. Its spans are counted as dropped, "rejected by backend", with one line carrying the
+// backend's message, made printable (control characters escaped).
+const REJECTION = 'span too large\u001b[31m\nfake line';
+const PRINTED = 'span too large\\u001b[31m\\u000afake line';
+const PARTIAL_CASES = [
+  { protocol: 'http/protobuf', mode: 'normal' },
+  { protocol: 'http/json', mode: 'normal' },
+  { protocol: 'grpc', mode: 'normal' },
+  // At process.exit() the spans go through the exit sender (OTLP/JSON over HTTP, protobuf over gRPC), which reads the answer too.
+  { protocol: 'http/protobuf', mode: 'exit' },
+  { protocol: 'grpc', mode: 'exit' },
+];
+for (const { protocol, mode } of PARTIAL_CASES) {
+  test(`OTLP ${protocol}, ${mode === 'exit' ? 'process.exit()' : 'while running'}: spans a backend rejects in a partial success are counted as lost, its message printed once, escaped`, async (t) => {
+    const receiver = protocol === 'grpc' ? await startGrpcReceiver({ answer: partialSuccessResponse(2, REJECTION) }) : await startReceiver('partial', { rejectedSpans: 2, errorMessage: REJECTION });
+    t.after(() => receiver.close());
+    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '10000' };
+    const { code, stderr } = await start('exit-app.mjs', { args: [mode, '5'], env }).done;
+    assert.equal(code, mode === 'exit' ? 3 : 0);
+    const requests = receiver.requests.length;
+    assert.ok(requests >= 1);
+    const rejected = Math.min(5, 2 * requests);
+    assert.deepEqual(lossLine(stderr), { lost: rejected, ended: 5, queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0, rejected, exported: 5 - rejected });
+    assert.match(stderr, new RegExp(`rejected 2 of \\d spans \\(OTLP partial success\\): ${PRINTED.replace(/[\\[\]]/g, '\\$&')}; those spans are dropped and counted`));
+    assert.doesNotMatch(stderr, /\u001b|fake line\n|^fake line/m);
+  });
+}

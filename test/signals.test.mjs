@@ -34,6 +34,11 @@ const CASES = [
     { mode: 'signal-exit-v3', signal, spans: [...WORK, 'on-exit'].sort() },
   ]),
   { mode: 'execa', signal: 'SIGTERM', spans: WORK },
+  // Issue 29: SIGQUIT and SIGUSR2 with no handler of the app's lost every queued span. SIGQUIT is sent from
+  // outside only: `self` would make the test's own process tree dump core where core files are enabled.
+  { mode: 'none', signal: 'SIGQUIT', spans: WORK },
+  { mode: 'own', signal: 'SIGQUIT', spans: [...WORK, 'handler-SIGQUIT'].sort() },
+  ...['none', 'own', 'self'].map((mode) => ({ mode, signal: 'SIGUSR2', spans: mode === 'own' ? [...WORK, 'handler-SIGUSR2'].sort() : WORK })),
 ];
 
 for (const { mode, signal, spans } of CASES) {

@@ -14,6 +14,8 @@ export interface DroppedSpans {
   writeFailed: number;
   /** Still queued or in an unfinished export when the exit flush reached `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`. */
   shutdownBound: number;
+  /** The backend accepted the export but rejected these spans (OTLP partial success, `rejectedSpans`). */
+  rejected: number;
 }
 
 /**
@@ -36,6 +38,13 @@ export interface TracingStats {
   queuedBytesPeak: number;
   /** Spans handed to the exporter whose export has not finished yet. */
   exporting: number;
+  /**
+   * Spans a startup hook's own span processors (the SDK's BatchSpanProcessor or SimpleSpanProcessor,
+   * not tracehook's) still held when the process ended, that their exporter could not send: an
+   * asynchronous exporter at `process.exit()`, or resource attributes still pending. Counted at exit
+   * with one line; not part of `ended` and `dropped`, which count tracehook's span processor.
+   */
+  hookUnflushed: number;
 }
 
 const STATS_KEY = Symbol.for('tracehook.stats');
@@ -48,11 +57,12 @@ export function tracingStats(): TracingStats {
   return (g[STATS_KEY] ??= {
     ended: 0,
     exported: 0,
-    dropped: { queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0 },
+    dropped: { queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0, rejected: 0 },
     queued: 0,
     queuedBytes: 0,
     queuedBytesPeak: 0,
     exporting: 0,
+    hookUnflushed: 0,
   });
 }
 
@@ -62,8 +72,8 @@ export function tracingStats(): TracingStats {
  * exported, are queued, and were dropped by reason. A snapshot: later spans do not change it.
  * Without the preload, or with a startup hook of your own that does not use tracehook's span
  * processor, every count is 0.
- * @returns `{ ended, exported, dropped: { queueFull, exportFailed, writeFailed, shutdownBound },
- *   queued, queuedBytes, queuedBytesPeak, exporting }`, counts in spans, `queuedBytes*` in bytes
+ * @returns `{ ended, exported, dropped: { queueFull, exportFailed, writeFailed, shutdownBound, rejected },
+ *   queued, queuedBytes, queuedBytesPeak, exporting, hookUnflushed }`, counts in spans, `queuedBytes*` in bytes
  */
 export function getTracingStats(): TracingStats {
   const s = tracingStats();
@@ -72,8 +82,11 @@ export function getTracingStats(): TracingStats {
 
 /** Total spans dropped, all reasons. */
 export function droppedTotal(dropped: DroppedSpans = tracingStats().dropped): number {
-  return dropped.queueFull + dropped.exportFailed + dropped.writeFailed + dropped.shutdownBound;
+  return dropped.queueFull + dropped.exportFailed + dropped.writeFailed + dropped.shutdownBound + dropped.rejected;
 }
+
+/** Reasons listed in the exit line only when some span was lost to them (the line's first four are always there). */
+const LATER_REASONS: [keyof DroppedSpans, string][] = [['rejected', 'rejected by backend']];
 
 /** The exit line's text when spans were lost, else undefined. */
 export function lossSummary(stats: TracingStats = tracingStats()): string | undefined {
@@ -82,7 +95,9 @@ export function lossSummary(stats: TracingStats = tracingStats()): string | unde
   const d = stats.dropped;
   return (
     `${total} of ${stats.ended} ended spans were lost (queue full: ${d.queueFull}, export failed: ${d.exportFailed}, ` +
-    `write failed: ${d.writeFailed}, shutdown bound reached: ${d.shutdownBound}); ${stats.exported} exported`
+    `write failed: ${d.writeFailed}, shutdown bound reached: ${d.shutdownBound}` +
+    LATER_REASONS.map(([key, name]) => (d[key] > 0 ? `, ${name}: ${d[key]}` : '')).join('') +
+    `); ${stats.exported} exported`
   );
 }
 

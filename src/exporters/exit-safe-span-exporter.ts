@@ -8,6 +8,7 @@ import { packageRoot } from '../package-root.js';
 import { withUnrefTimers } from '../preload/unref-timers.js';
 import { getPreloadState } from '../state.js';
 import { spansToOtlpJson } from './json-trace-serializer.js';
+import { keepPartialSuccess, partialSuccessOf, withRejection } from './partial-success.js';
 
 /** Where and how the spans of the `exit` event are sent. */
 export interface ExitSendTarget {
@@ -52,17 +53,22 @@ interface Batch {
  * - in the `exit` event no socket can complete, so there spans are sent by a short-lived child
  *   process that this process waits for synchronously, bounded by the exit deadline: as OTLP/JSON
  *   over HTTP (receivers accept JSON on the protobuf URL), or as the protobuf request over gRPC;
- * - an `export()` that throws calls back FAILED instead; timers it arms synchronously are unref'd.
+ * - an `export()` that throws calls back FAILED instead; timers it arms synchronously are unref'd;
+ * - spans the backend rejects in an accepted export (an OTLP partial success) are named in the
+ *   SUCCESS result ({@link withRejection}), so the span processor counts them as dropped.
  * At any other time exports go to the wrapped exporter unchanged.
  */
 export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
   private readonly inFlight = new Set<Batch>();
+  /** The backend's partial success in the answer read last (see {@link keepPartialSuccess}). */
+  private readonly takeRejected: () => ReturnType<typeof partialSuccessOf>;
 
   constructor(
     private readonly exporter: SpanExporter,
     private readonly target: ExitSendTarget,
   ) {
     exitSafeExporters().add(this);
+    this.takeRejected = keepPartialSuccess(exporter);
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
@@ -75,9 +81,10 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
       spans,
       settled: new Promise<void>((r) => (resolve = r)),
       done: (result) => {
+        const rejected = this.takeRejected();
         if (!this.inFlight.delete(batch)) return;
         resolve();
-        resultCallback(result);
+        resultCallback(withRejection(result, rejected));
       },
     };
     this.inFlight.add(batch);
@@ -126,10 +133,12 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
         timeout,
         // A clean environment: the sender must not load the preload (NODE_OPTIONS) or anything else.
         env: { PATH: process.env.PATH ?? '' },
-        stdio: ['pipe', 'ignore', 'ignore'],
+        stdio: ['pipe', 'pipe', 'ignore'],
+        // The backend's answer: an OTLP/JSON ExportTraceServiceResponse is a few hundred bytes.
+        maxBuffer: 64 * 1024,
       });
       logDebug('exit', `sent ${spans.length} spans at exit in ${Date.now() - started} ms (status ${sender.status})`);
-      if (sender.status === 0) return { code: ExportResultCode.SUCCESS };
+      if (sender.status === 0) return withRejection({ code: ExportResultCode.SUCCESS }, partialSuccessOf(this.target.protocol === 'grpc' ? protobufResponse(sender.stdout) : sender.stdout));
       // Killed at the deadline: the bound, not the backend, ended the send.
       if (sender.signal) return { code: ExportResultCode.FAILED, error: shutdownBoundError(`the exit sender was stopped at the exit bound after ${Date.now() - started} ms`) };
       return { code: ExportResultCode.FAILED };
@@ -137,6 +146,17 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
       warnOnce('exit', 'exit-send', `cannot send spans at exit: ${(err as Error).message}`);
       return { code: ExportResultCode.FAILED, error: err as Error };
     }
+  }
+}
+
+/** An OTLP `ExportTraceServiceResponse` from its protobuf bytes (undefined when they do not decode). */
+function protobufResponse(bytes: Uint8Array): unknown {
+  if (bytes.length === 0) return undefined;
+  const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+  try {
+    return ProtobufTraceSerializer.deserializeResponse(bytes);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,7 +1,9 @@
 // Run by ExitSafeSpanExporter as `node exit-sender.js` with `{ protocol, url, headers, body }` as JSON
 // on stdin: `http` POSTs the OTLP/JSON body, `grpc` makes the OTLP/gRPC Export call with the
-// base64 protobuf body. Exits 0 when the backend accepted it, 1 otherwise. The parent bounds its
-// life; nothing here can delay the app beyond that.
+// base64 protobuf body. Exits 0 when the backend accepted it, 1 otherwise; the accepted answer (the
+// HTTP body, or the gRPC response's protobuf bytes) is written to stdout: an OTLP partial success in
+// it names spans the backend rejected.
+// The parent bounds its life; nothing here can delay the app beyond that.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
@@ -24,8 +26,10 @@ process.stdin.on('end', () => {
 function sendHttp({ url, headers, body }: Job): void {
   const send = url.startsWith('https:') ? httpsRequest : httpRequest;
   const req = send(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' } }, (res) => {
-    res.resume();
-    process.exitCode = res.statusCode !== undefined && res.statusCode < 300 ? 0 : 1;
+    const ok = res.statusCode !== undefined && res.statusCode < 300;
+    process.exitCode = ok ? 0 : 1;
+    if (ok) res.pipe(process.stdout);
+    else res.resume();
   });
   req.on('error', () => (process.exitCode = 1));
   req.end(body);
@@ -44,8 +48,9 @@ function sendGrpc({ url, headers, body }: Job): void {
   const metadata = new grpc.Metadata();
   for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
   const same = (b: Buffer) => b;
-  client.makeUnaryRequest(EXPORT_METHOD, same, same, Buffer.from(body, 'base64'), metadata, (err) => {
+  client.makeUnaryRequest(EXPORT_METHOD, same, same, Buffer.from(body, 'base64'), metadata, (err, answer?: Buffer) => {
     process.exitCode = err ? 1 : 0;
+    if (!err && answer) process.stdout.write(answer);
     client.close();
   });
 }

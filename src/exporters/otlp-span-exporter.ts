@@ -18,7 +18,8 @@ import { ExitSafeSpanExporter } from './exit-safe-span-exporter.js';
  * in flight or queued when the app calls `process.exit()` still reach the backend (within
  * `TRACEHOOK_SHUTDOWN_TIMEOUT_MS`). Its sockets (HTTP) and retry timers are unref'd, so a backend
  * that refuses, hangs or answers 429 never keeps the process alive after the app's own work is
- * done; the exit path then waits for it within the same bound.
+ * done; the exit path then waits for it within the same bound. Spans the backend rejects in an
+ * accepted export (OTLP partial success) are reported in the export result and counted as dropped.
  * @param protocol - default: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`, else `http/protobuf`
  * @throws ConfigError when the endpoint variable is not one this protocol's exporter can use
  *   (`otlpEndpointError`): no exporter is made, as OpenTelemetry's would print the value and send
@@ -43,11 +44,15 @@ function grpcEndpoint(config: TracehookConfig): string {
 }
 
 /**
- * Exports in flight at once. The exporter's default, 30, lets a backend that is down hold 30 batches
- * (≈ 15 000 spans) in retries: ≈ 100 MiB here. The BatchSpanProcessor sends one batch at a time, so
- * 2 only matters when the backend is failing, and then the batch is dropped and counted instead.
+ * Exports in flight at once: what tracehook's span processor may start while the backend answers
+ * (`maxConcurrentExports`). One batch per round trip did not keep up with a burst of a busy app
+ * (half of 100 000 spans dropped for a full queue with a healthy local receiver), since an answer's
+ * callback waits for the app's turn of the event loop. The exporter's default, 30, would let a
+ * backend that is down hold 30 batches (≈ 15 000 spans) in retries: ≈ 100 MiB; after a failed
+ * export the processor sends one batch at a time, so a failing backend holds at most this many
+ * batches once, then one.
  */
-const CONCURRENCY_LIMIT = 2;
+export const OTLP_CONCURRENT_EXPORTS = 8;
 
 /**
  * The exporter for `protocol`. OTLP/HTTP requests are encoded by tracehook's direct encoders
@@ -55,7 +60,9 @@ const CONCURRENCY_LIMIT = 2;
  * gRPC always uses its own exporter.
  */
 function otlpExporter(protocol: TracehookConfig['otlpProtocol'], encoder: TracehookConfig['otlpEncoder']): SpanExporter {
-  const options = { concurrencyLimit: CONCURRENCY_LIMIT };
+  // otlp-exporter-base lets go of an export one microtask after its callback, where the processor may
+  // already have started the next ones: twice the processor's number leaves room for that.
+  const options = { concurrencyLimit: 2 * OTLP_CONCURRENT_EXPORTS };
   if (protocol === 'grpc') return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter(options);
   const exporterPackage = protocol === 'http/json' ? '@opentelemetry/exporter-trace-otlp-http' : '@opentelemetry/exporter-trace-otlp-proto';
   const httpOptions = { ...options, httpAgentOptions: unrefAgentFactory(exporterPackage) };

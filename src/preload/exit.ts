@@ -4,6 +4,7 @@ import { exitSafeExporters } from '../exporters/exit-safe-span-exporter.js';
 import { endOpenSpans } from '../processors/open-span-processor.js';
 import { getPreloadState } from '../state.js';
 import type { ExitSignal } from './signals.js';
+import { noteHookQueues, reportHookLosses, watchHookExporters } from './hook-exporters.js';
 import { EXIT_SIGNALS, addHiddenListener, appSignalListeners, isListening, onProcessEvent, patchSelfKill, removeHiddenSignalListener } from './signals.js';
 import { unrefExportTimers, withUnrefTimers } from './unref-timers.js';
 import { isMainThread } from '../workers/thread.js';
@@ -22,7 +23,9 @@ export interface Flushable {
 function finalSteps(provider: Flushable, reason: string): Array<[name: string, step: () => void]> {
   return [
     ['end the spans still open', () => endSpansStillOpen(reason)],
+    ["note what the startup hook's own span processors hold", noteHookQueues],
     ['export every ended span', () => exportNow(provider)],
+    ["report what the startup hook's own exporters could not send", reportHookLosses],
     ['report what was lost', closeBooks],
   ];
 }
@@ -94,6 +97,7 @@ function drain(provider: Flushable): Promise<boolean> {
  */
 export function installExitHandlers(provider: Flushable, timeoutMs: number): void {
   unrefExportTimers(provider);
+  watchHookExporters(provider);
   const state = getPreloadState();
   const startEnding = () => (state.exitDeadline ??= Date.now() + timeoutMs);
   const runFinalSteps = (reason: string) => {

@@ -4,9 +4,14 @@ import { isPatched, wrap } from '../patch/wrap.js';
 
 /**
  * The signals whose default action ends the process and after which spans are flushed. SIGHUP is
- * one of them: a closed terminal or `kill -HUP` ends an app that does not handle it.
+ * one of them: a closed terminal or `kill -HUP` ends an app that does not handle it; so are SIGQUIT
+ * (Ctrl-\, its default action also dumps core) and SIGUSR2 (nodemon's restart signal), which
+ * lost every queued span before. After the flush the same signal is raised with no listener, so the
+ * default action (core dump included) is the untraced one. Not listened to: SIGUSR1 (Node starts
+ * its inspector), SIGPROF and SIGVTALRM (profilers), SIGALRM and SIGXCPU (rare; not covered yet),
+ * and the synchronous SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT (no JavaScript can run safely).
  */
-export const EXIT_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+export const EXIT_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR2'] as const;
 export type ExitSignal = (typeof EXIT_SIGNALS)[number];
 
 /**
@@ -144,7 +149,12 @@ export function addHiddenListener(signal: ExitSignal, listener: Listener): void 
   state.hidden.add(listener);
   state.ours.set(signal, listener);
   if (process.listeners(signal).length >= 2) return;
-  process.on(signal, listener);
+  try {
+    process.on(signal, listener);
+  } catch (err) {
+    // A platform without this signal (Windows has no SIGQUIT or SIGUSR2): nothing to flush on.
+    logDebug('exit', `cannot listen to ${signal}: ${(err as Error)?.message ?? err}`);
+  }
 }
 
 /** Removes a listener added by {@link addHiddenListener}, for good. */

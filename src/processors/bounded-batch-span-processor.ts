@@ -8,6 +8,7 @@ import { problemOf, warnOnce } from '../diag/logger.js';
 import { isShutdownBoundError, tracingStats } from '../diag/tracing-stats.js';
 import { getPreloadState } from '../state.js';
 import { isSpanWriteError } from '../exporters/span-write-error.js';
+import { printable, rejectedSpansOf } from '../exporters/partial-success.js';
 import { monotonicMs } from '../provider/monotonic-clock.js';
 import { estimateSpanBytes } from '../provider/span-size.js';
 
@@ -17,6 +18,12 @@ export interface BoundedBatchOptions extends SpanQueueConfig {
   spansPerExport?: number;
   /** Names the destination in diagnostics, e.g. `OTLP http/protobuf http://collector:4318/v1/traces`. */
   destination: string;
+  /**
+   * Asynchronous exports in flight at once while the exporter succeeds; default 1. A second one
+   * starts only for a full batch (`spansPerExport` queued) or a flush; after a failed export, one at
+   * a time until one succeeds. The exporter must accept as many (otlp-exporter-base's `concurrencyLimit`).
+   */
+  maxConcurrentExports?: number;
 }
 
 /** The shortest time a drain may take when behind, ms, so the writer always makes progress. */
@@ -27,8 +34,8 @@ const MAX_SLICE_MS = 50;
 const MAX_SLICE_UNDER_PRESSURE_MS = 200;
 
 /**
- * A batching SpanProcessor whose queue is bounded in bytes (estimated heap of the queued spans,
- * `TRACEHOOK_MAX_QUEUE_BYTES`, default 16 MiB), not only in spans: a burst of short spans is kept
+ * A batching SpanProcessor whose queue is bounded in bytes (estimated heap of the queued spans and
+ * of those in unfinished exports, `TRACEHOOK_MAX_QUEUE_BYTES`, default 16 MiB), not only in spans: a burst of short spans is kept
  * whole, a flood of large ones cannot grow memory without bound. A span ending while the queue is
  * full is dropped and counted; nothing is held beyond the bound.
  *
@@ -38,10 +45,13 @@ const MAX_SLICE_UNDER_PRESSURE_MS = 200;
  * the rest of that turn took (1–50 ms): behind a burst it gets up to half the CPU, so it keeps up
  * with a loop that makes spans as fast as it can, and never stalls a request longer than the turn
  * before it. Once the queue holds half its bound, a turn may write for twice that (up to 200 ms):
- * near the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter (OTLP) gets one batch at a time, as with the stock processor.
+ * near the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter
+ * (OTLP) gets one batch at a time, as with the stock processor, and while it succeeds up to
+ * `maxConcurrentExports` full batches at once.
  *
  * Every ended, sampled span is counted in {@link getTracingStats}: exported, or dropped with its
- * reason (queue full, export failed, write failed; what the exit flush leaves is counted as
+ * reason (queue full, export failed, write failed, rejected by the backend in an OTLP partial
+ * success; what the exit flush leaves is counted as
  * shutdown bound reached). Exports run with tracing suppressed, so an exporter's own requests make
  * no spans.
  * @see OpenTelemetry specification, Tracing SDK, "Batching processor"
@@ -56,6 +66,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   /** Index of the first queued span in `queue` and `sizes` (both are compacted now and then). */
   private head = 0;
   private queuedBytes = 0;
+  /** Estimated bytes of the spans in unfinished exports: they count towards `maxQueueBytes` too. */
+  private exportingBytes = 0;
   private timer: NodeJS.Timeout | undefined;
   private drainScheduled = false;
   private exporting = 0;
@@ -64,10 +76,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private closed = false;
   private spanEnded = false;
   private readonly spansPerExport: number;
+  /** The last export failed: the backend is down or refusing; one export at a time until it answers. */
+  private failing = false;
 
   /**
-   * @param exporter - where batches go; called with at most `spansPerExport` spans, one export in
-   *   flight at a time (several at once only inside the `exit` event, where exports are synchronous)
+   * @param exporter - where batches go; called with at most `spansPerExport` spans, up to
+   *   `maxConcurrentExports` exports in flight at a time (default 1; any number inside the `exit`
+   *   event, where exports are synchronous)
    * @param options - bounds (`maxQueueBytes` in bytes, optional `maxQueueSpans`), batching
    *   (`scheduledDelayMs`, `maxExportBatchSize`, `exportTimeoutMs` in ms) and the destination's name
    */
@@ -91,7 +106,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     }
     const bytes = estimateSpanBytes(span);
     const count = this.queue.length - this.head;
-    if (this.queuedBytes + bytes > this.options.maxQueueBytes || count >= (this.options.maxQueueSpans ?? Infinity)) {
+    if (this.queuedBytes + this.exportingBytes + bytes > this.options.maxQueueBytes || count >= (this.options.maxQueueSpans ?? Infinity)) {
       stats.dropped.queueFull++;
       const bound = count >= (this.options.maxQueueSpans ?? Infinity) ? `${this.options.maxQueueSpans} spans (OTEL_BSP_MAX_QUEUE_SIZE)` : `${this.options.maxQueueBytes} bytes (TRACEHOOK_MAX_QUEUE_BYTES)`;
       warnOnce('span-queue', 'queue-full', `the span queue is at its bound of ${bound}: ended spans are dropped and counted until the exporter catches up`);
@@ -150,13 +165,25 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     const pressure = this.queuedBytes * 2 >= this.options.maxQueueBytes;
     const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(MIN_SLICE_MS, 2 * gap)) : Math.min(MAX_SLICE_MS, Math.max(MIN_SLICE_MS, gap));
     const sync = getPreloadState().synchronousExport === true;
-    while (this.queue.length > this.head && (this.exporting === 0 || sync)) {
+    while (this.queue.length > this.head && (sync || this.mayStartExport(all))) {
       this.exportBatch();
       if (!all && !sync && monotonicMs() - start >= slice) break;
     }
     this.lastSliceEnd = monotonicMs();
     if (this.queue.length > this.head && this.exporting === 0) this.scheduleDrain();
     if (this.queue.length === this.head && this.exporting === 0) for (const resolve of this.flushWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * Whether another asynchronous export may start now: the first always; more (up to
+   * `maxConcurrentExports`, while exports succeed) only for a full batch or a flush, so a backend
+   * far away, or an event loop slow to run the answers' callbacks, does not cap the spans exported
+   * per round trip at one batch while the app makes more.
+   */
+  private mayStartExport(all: boolean): boolean {
+    if (this.exporting === 0) return true;
+    if (this.failing || this.exporting >= (this.options.maxConcurrentExports ?? 1)) return false;
+    return all || this.queue.length - this.head >= this.spansPerExport;
   }
 
   private exportBatch(): void {
@@ -181,6 +208,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     stats.queuedBytes -= bytes;
     stats.exporting += batch.length;
     this.exporting++;
+    this.exportingBytes += bytes;
 
     let settled = false;
     const timer = setTimeout(() => done({ code: ExportResultCode.FAILED, error: new Error(`export timed out after ${this.options.exportTimeoutMs} ms (OTEL_BSP_EXPORT_TIMEOUT)`) }), this.options.exportTimeoutMs).unref();
@@ -189,6 +217,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       settled = true;
       clearTimeout(timer);
       this.exporting--;
+      this.exportingBytes -= bytes;
       this.settle(batch.length, result);
       // Synchronous results continue in the drain loop; an asynchronous one continues the drain here.
       if (!inExport) this.drain(this.flushWaiters.length > 0);
@@ -206,8 +235,11 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private settle(spans: number, result: ExportResult): void {
     const stats = tracingStats();
     stats.exporting -= spans;
+    this.failing = result.code !== ExportResultCode.SUCCESS;
     if (result.code === ExportResultCode.SUCCESS) {
-      stats.exported += spans;
+      const rejected = Math.min(spans, rejectedSpansOf(result.error)?.rejectedSpans ?? 0);
+      stats.exported += spans - rejected;
+      if (rejected > 0) this.countRejected(rejected, spans, rejectedSpansOf(result.error)!.errorMessage);
       return;
     }
     const error = result.error;
@@ -224,6 +256,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     stats.dropped.exportFailed += spans;
     const cause = describeExportError(error);
     warnOnce('exporter', `export:${this.options.destination}:${problemOf(cause)}`, `export to ${this.options.destination} failed: ${cause}; those spans are dropped and counted`);
+  }
+
+  /** Counts spans the backend rejected in an export it accepted (OTLP partial success), with one line per distinct message. */
+  private countRejected(rejected: number, spans: number, errorMessage: string): void {
+    tracingStats().dropped.rejected += rejected;
+    const why = errorMessage ? printable(errorMessage) : 'no reason given';
+    warnOnce('exporter', `rejected:${this.options.destination}:${problemOf(why)}`, `${this.options.destination} rejected ${rejected} of ${spans} spans (OTLP partial success): ${why}; those spans are dropped and counted`);
   }
 }
 

@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { redactUrl } from '../config/otlp.js';
 import { FileSpanExporter, LINE_SPANS } from '../exporters/file-span-exporter.js';
-import { createOtlpSpanExporter } from '../exporters/otlp-span-exporter.js';
+import { OTLP_CONCURRENT_EXPORTS, createOtlpSpanExporter } from '../exporters/otlp-span-exporter.js';
 import { importFunction, requireFunction } from '../startup-hook/import-path.js';
 import { BoundedBatchSpanProcessor } from './bounded-batch-span-processor.js';
 
@@ -77,7 +77,7 @@ export function defaultSpanProcessors(config: TracehookConfig, synchronous = fal
     case 'console':
       return [new SimpleSpanProcessor(new ConsoleSpanExporter())];
     case 'otlp':
-      return [new BoundedBatchSpanProcessor(createOtlpSpanExporter(config.otlpProtocol), { ...config.spanQueue, destination: otlpDestination(config) })];
+      return [new BoundedBatchSpanProcessor(createOtlpSpanExporter(config.otlpProtocol), { ...config.spanQueue, destination: otlpDestination(config), maxConcurrentExports: OTLP_CONCURRENT_EXPORTS })];
     default: {
       const exporter = new FileSpanExporter(config.spansDir, { fallbackDir: config.spansFallbackDir, maxBytes: config.spansMaxBytes });
       return [new BoundedBatchSpanProcessor(exporter, { ...config.spanQueue, spansPerExport: LINE_SPANS, destination: 'span files' })];

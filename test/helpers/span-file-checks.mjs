@@ -42,10 +42,14 @@ export async function waitForStats(port, pred) {
   throw new Error('stats never reached the expected state');
 }
 
+const LATER_REASONS = { 'rejected by backend': 'rejected' };
+
 /** The numbers of the exit line `losses: …`, or undefined when there is none. */
 export function lossLine(stderr) {
-  const m = stderr.match(/losses: (\d+) of (\d+) ended spans were lost \(queue full: (\d+), export failed: (\d+), write failed: (\d+), shutdown bound reached: (\d+)\); (\d+) exported/);
+  const m = stderr.match(/losses: (\d+) of (\d+) ended spans were lost \(queue full: (\d+), export failed: (\d+), write failed: (\d+), shutdown bound reached: (\d+)((?:, [a-z ]+: \d+)*)\); (\d+) exported/);
   if (!m) return undefined;
-  const [lost, ended, queueFull, exportFailed, writeFailed, shutdownBound, exported] = m.slice(1).map(Number);
-  return { lost, ended, queueFull, exportFailed, writeFailed, shutdownBound, exported };
+  const [lost, ended, queueFull, exportFailed, writeFailed, shutdownBound] = m.slice(1, 7).map(Number);
+  // Reasons listed only when non-zero ("rejected by backend: 2" → rejected: 2).
+  const later = Object.fromEntries([...m[7].matchAll(/, ([a-z ]+): (\d+)/g)].map(([, name, n]) => [LATER_REASONS[name] ?? name, Number(n)]));
+  return { lost, ended, queueFull, exportFailed, writeFailed, shutdownBound, ...later, exported: Number(m[8]) };
 }
