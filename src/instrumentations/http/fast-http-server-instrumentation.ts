@@ -17,6 +17,8 @@ import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
 import { logDebug } from '../../diag/logger.js';
 import { isHttpsLoaded } from './https-loaded.js';
+import { bindEventContext, patchEventContext, unpatchEventContext } from './event-context.js';
+import type { MessageClasses } from './event-context.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
 const { SpanKind, SpanStatusCode, context, trace } = api;
@@ -27,6 +29,7 @@ const NAME = '@tracehook/register/http-server';
 
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
 type ServerPrototype = { emit: Emit };
+type HttpExports = { Server: { prototype: ServerPrototype } } & MessageClasses;
 type TracedResponse = ServerResponse & { [kSpan]?: Span };
 
 /** Options of {@link FastHttpServerInstrumentation}; each defaults to tracehook's default configuration. */
@@ -68,9 +71,9 @@ function onResponseClose(this: TracedResponse): void {
  * patch the HTTP client. `Module._load` is a Node.js internal (stable since Node.js 0.x, and what
  * `Module.prototype.require` calls); without it, `require` is used and that is said at DEBUG level.
  */
-function builtin(name: 'http' | 'https'): { Server: { prototype: ServerPrototype } } {
+function builtin(name: 'http' | 'https'): HttpExports {
   const load = (require('node:module') as { _load?: (request: string, parent: null, isMain: boolean) => unknown })._load;
-  if (typeof load === 'function') return load(`node:${name}`, null, false) as { Server: { prototype: ServerPrototype } };
+  if (typeof load === 'function') return load(`node:${name}`, null, false) as HttpExports;
   logDebug('http', `Module._load not found (Node.js ${process.version}): node:${name} is required through the module hooks`);
   return require(`node:${name}`);
 }
@@ -94,7 +97,8 @@ function onResponseFinish(message: unknown): void {
  *
  * The span starts where the server emits `'request'`: `Server.prototype.emit` is wrapped so the
  * app's request listeners run inside the span's context (an immutable AsyncLocalStorage value:
- * nothing the handler schedules can see another request's span). It ends on the
+ * nothing the handler schedules can see another request's span), and so do the listeners of the
+ * request's and response's events (`'data'`, `'end'`, `'finish'`: see `bindEventContext`). It ends on the
  * `http.server.response.finish` diagnostics channel; one shared `'close'` listener per response
  * catches the responses that never finish. Incoming
  * `traceparent`/`tracestate`/`baggage` are extracted with the configured propagators and used as
@@ -153,7 +157,9 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
   override enable(): void {
     if (this.isEnabled()) return;
     super.enable();
-    this.patch(builtin('http').Server.prototype, 'http');
+    const http = builtin('http');
+    this.patch(http.Server.prototype, 'http');
+    patchEventContext(http);
     if (isHttpsLoaded()) this.patch(builtin('https').Server.prototype, 'https');
     subscribe(RESPONSE_FINISH, onResponseFinish);
   }
@@ -162,7 +168,9 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
   override disable(): void {
     if (!this.isEnabled()) return;
     super.disable();
-    unwrap(builtin('http').Server.prototype, 'emit', SITES.http);
+    const http = builtin('http');
+    unwrap(http.Server.prototype, 'emit', SITES.http);
+    unpatchEventContext(http);
     if (isHttpsLoaded()) unwrap(builtin('https').Server.prototype, 'emit', SITES.https);
     unsubscribe(RESPONSE_FINISH, onResponseFinish);
   }
@@ -187,9 +195,11 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
       const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links: incoming.links }, parent);
       response[kSpan] = span;
       response.on('close', onResponseClose);
+      const ctx = withRouteMetadata(trace.setSpan(parent, span), span, response);
+      bindEventContext(request, response, ctx);
       let returned = false;
       try {
-        const result = context.with(withRouteMetadata(trace.setSpan(parent, span), span, response), original, this, event, req, res);
+        const result = context.with(ctx, original, this, event, req, res);
         returned = true;
         return result;
       } finally {
