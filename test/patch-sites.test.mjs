@@ -29,7 +29,7 @@ const EVERY_THREAD = [
 ];
 
 const EXPECTED = {
-  main: [...EVERY_THREAD, 'signals.process.kill', 'context-manager.active', 'routes.Route#dispatch', 'routes.Router#middleware'],
+  main: [...EVERY_THREAD, 'signals.process.kill', 'context-manager.active', 'routes.Route#dispatch', 'routes.Router#middleware', 'routes.Router#use', 'routes.Layer#handleRequest'],
   worker: [
     ...EVERY_THREAD,
     'worker.TracerProvider._activeSpanProcessor.onEnd',

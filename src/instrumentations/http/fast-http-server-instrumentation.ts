@@ -54,13 +54,16 @@ const SITES: Record<'http' | 'https', PatchSite> = {
   https: { component: 'http', id: 'https.Server#emit', otherwise: 'HTTPS requests get no SERVER span' },
 };
 
+// The request value bound of the last configured instance (routes are applied by module-level listeners).
+let routeLimit = DEFAULT_REQUEST_VALUE_LENGTH_LIMIT;
+
 // A response that closes before 'finish': the client went away (or the socket was destroyed). One
 // shared listener, no closure per request.
 function onResponseClose(this: TracedResponse): void {
   const span = this[kSpan];
   if (!span) return;
   this[kSpan] = undefined;
-  applyHttpRoute(span, this, this.req?.method);
+  applyHttpRoute(span, this, this.req?.method, routeLimit);
   endClientGone(span, this);
 }
 
@@ -87,7 +90,7 @@ function onResponseFinish(message: unknown): void {
   const status = response.statusCode;
   span.setAttribute('http.response.status_code', status);
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-  applyHttpRoute(span, response, response.req?.method);
+  applyHttpRoute(span, response, response.req?.method, routeLimit);
   span.end();
 }
 
@@ -151,6 +154,7 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
       limit: config.requestValueLengthLimit ?? DEFAULT_REQUEST_VALUE_LENGTH_LIMIT,
     };
     this.incomingTrace = config.incomingTrace ?? 'continue';
+    routeLimit = this.values.limit;
   }
 
   /** Wraps `Server.prototype.emit` of node:http, and of node:https now if it is loaded (else as it loads), and listens for finished responses. */

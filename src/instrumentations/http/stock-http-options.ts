@@ -5,6 +5,7 @@ import { markClientGone } from './client-gone.js';
 import { addIncomingLink, expectIncomingExtract } from './incoming-trace.js';
 import type { incomingTracePropagator } from './incoming-trace.js';
 import { bound } from './request-values.js';
+import { nameByRoute } from '../routes/http-route.js';
 import { serverRequestAttributes } from './server-attributes.js';
 
 /** The attributes instrumentation-http takes from what the client sent, replaced by tracehook's. */
@@ -42,9 +43,12 @@ export function stockHttpOptions(requestData: RequestDataConfig): Record<string,
       boundStrings(span, limit);
       if (policy) addIncomingLink(span, request.headers);
     },
-    applyCustomAttributesOnSpan: (span: Span, _request: unknown, response: ServerResponse | IncomingMessage) => {
+    // Called after it named a SERVER span by its route: the route is cut as the fast instrumentation cuts it.
+    applyCustomAttributesOnSpan: (span: Span, request: { method?: string }, response: ServerResponse | IncomingMessage) => {
       const res = response as ServerResponse;
       if (typeof res.writableFinished === 'boolean' && !res.writableFinished) markClientGone(span, res);
+      const route = attributesOf(span)?.['http.route'];
+      if (typeof route === 'string' && route.length > limit) nameByRoute(span, route, request?.method, limit);
     },
   };
 }
@@ -54,8 +58,12 @@ function isTls(request: IncomingMessage): boolean {
 }
 
 // The SDK's Span keeps its attributes readable until it ends; a non-recording span has none.
+function attributesOf(span: Span): Attributes | undefined {
+  return (span as unknown as { attributes?: Attributes }).attributes;
+}
+
 function boundStrings(span: Span, limit: number): void {
-  const attributes = (span as unknown as { attributes?: Attributes }).attributes;
+  const attributes = attributesOf(span);
   if (!attributes) return;
   for (const key of Object.keys(attributes)) {
     const value = attributes[key];
