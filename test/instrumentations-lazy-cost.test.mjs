@@ -65,12 +65,12 @@ test('require-in-the-middle sees only the requires that can reach an instrumente
   assert.deepEqual([...new Set(packages)].sort(), ['express', 'ioredis', 'pg', 'pg-pool', 'router']);
   // In a package, only the files its instrumentations patch, its main file and tracehook's re-require of it go through:
   // ioredis's ≈ 100 files requiring each other skip the hook, and so do pg's but `./client` (instrumentation-pg
-  // patches pg/lib/client.js), express's, and router's but `./lib/route` (the route instrumentation patches it).
+  // patches pg/lib/client.js), express's, and router's but `./lib/route` and `./lib/layer` (the route instrumentation patches them).
   const seen = (pkg) => [...new Set(files.filter((f) => f.startsWith(`${pkg}/`)).map((f) => f.slice(pkg.length + 1)))].sort();
   assert.deepEqual(seen('ioredis'), ['built/index.js']);
   assert.deepEqual(seen('pg'), ['lib/client.js', 'lib/index.js']);
   assert.deepEqual(seen('express'), ['index.js']);
-  assert.deepEqual(seen('router'), ['index.js', 'lib/route.js']);
+  assert.deepEqual(seen('router'), ['index.js', 'lib/layer.js', 'lib/route.js']);
   // The instrumentations applied: each package's main export is wrapped, and pg's client file was patched as a file.
   const check = spawnSync(process.execPath, ['--require', join(ROOT, 'register.cjs'), '-e', "process.stdout.write(String(require('pg').Client.prototype.query.__wrapped === true && require('ioredis').prototype.sendCommand.__wrapped === true))"], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), OTEL_LOG_LEVEL: 'debug' } });
   assert.match(check.stderr, /instrumentation-pg Applying instrumentation patch for nodejs module file on require hook \{[^}]*fileName: 'pg\/lib\/client\.js'/);

@@ -12,7 +12,9 @@ const EVERY_THREAD = [
   'child_process.spawnSync',
   'esm-cjs-bridge.Module#load',
   'esm-cjs-bridge.Module#require',
+  'http.IncomingMessage#emit',
   'http.Server#emit',
+  'http.ServerResponse#emit',
   'https.Server#emit',
   'lazy-instrumentations.Module#load',
   'pools.MessagePort#postMessage',
@@ -27,7 +29,7 @@ const EVERY_THREAD = [
 ];
 
 const EXPECTED = {
-  main: [...EVERY_THREAD, 'signals.process.kill', 'context-manager.active', 'routes.Route#dispatch', 'routes.Router#middleware'],
+  main: [...EVERY_THREAD, 'signals.process.kill', 'context-manager.active', 'routes.Route#dispatch', 'routes.Router#middleware', 'routes.Router#use', 'routes.Layer#handleRequest'],
   worker: [
     ...EVERY_THREAD,
     'worker.TracerProvider._activeSpanProcessor.onEnd',

@@ -1,6 +1,7 @@
 // The main job: unchanged HTTP and gRPC services under `node --import @tracehook/register`
 // (and `--require`) give connected traces, read back from the span files.
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { test } from 'node:test';
 import { get, makeTraceparent, readSpans, spansDir, start } from './helpers/fixture.mjs';
 
@@ -146,3 +147,40 @@ test('an ES module\'s named imports of node:http are instrumented', async (t) =>
   assert.ok(client && server, 'both spans');
   assert.equal(server.parentSpanId, client.spanId);
 });
+
+/** POST of `bytes` bytes; with `lateMs`, the headers go first and the body that long after. @returns the answer's body */
+function post(port, bytes, lateMs = 0) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-length': bytes } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve(body));
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+    setTimeout(() => req.end(Buffer.alloc(bytes, 'x')), lateMs);
+  });
+}
+
+// Issue 29 item 7: with a body, 'end' is emitted where the socket's data arrived, outside the request's trace.
+for (const http of ['fast', 'stock']) {
+  test(`${http} HTTP server spans: spans started in the request's 'end' and the response's 'finish' listeners stay in the request's trace (no body, 10 B, 200 KB, sent late)`, async (t) => {
+    const dir = spansDir(t);
+    const app = start('http-body-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_HTTP_INSTRUMENTATION: http } });
+    t.after(() => app.kill('SIGKILL'));
+    const [, port] = await app.ready();
+    const cases = [[0], [10], [200 * 1024], [10, 200]];
+    for (const [bytes, lateMs] of cases) assert.equal(await post(port, bytes, lateMs), String(bytes));
+    app.kill();
+    await app.done;
+    const spans = await readSpans(dir);
+    const servers = spans.filter((s) => s.kind === 'SERVER');
+    assert.equal(servers.length, cases.length);
+    for (const name of ['in end', 'in finish']) {
+      const inner = spans.filter((s) => s.name === name);
+      assert.equal(inner.length, cases.length, name);
+      // Each one is a child of its own request's SERVER span.
+      assert.deepEqual(inner.map((s) => s.parentSpanId).sort(), servers.map((s) => s.spanId).sort(), `${name}: parents`);
+      for (const s of inner) assert.equal(servers.find((server) => server.spanId === s.parentSpanId).traceId, s.traceId);
+    }
+  });
+}

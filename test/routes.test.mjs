@@ -92,3 +92,34 @@ test('express with its full instrumentation enabled: the fast SERVER span takes 
   assert.ok(handlers.length > 0, 'instrumentation-express made its spans');
   assert.ok(handlers.every((h) => h.parentSpanId === span.spanId));
 });
+
+// Issue 29 item 8: Express keeps a mount's actual path in req.baseUrl, so a route built from it under
+// app.use('/users/:id', router) was the caller's text (9 067 characters, one name per request).
+for (const mode of ['fast', 'stock']) {
+  for (const [name, fixture, env, preload, cwd] of APPS.filter(([n]) => n === 'express' || n === 'express 4')) {
+    test(`${name}, ${mode}: no route from a mount's actual path (parameterised mount, other letter case); a route is cut like url.path`, async (t) => {
+      const dir = spansDir(t);
+      const app = start(fixture, { env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_HTTP_INSTRUMENTATION: mode, ...env }, preload, cwd });
+      t.after(() => app.kill('SIGKILL'));
+      const [, port] = await app.ready();
+      const id = 'a'.repeat(9000);
+      assert.equal((await get(port, `/people/${id}/posts/7`)).body, 'post 7');
+      assert.equal((await get(port, '/API/items/7')).body, 'item 7');
+      assert.equal((await get(port, '/api/items/8')).body, 'item 8');
+      assert.equal((await get(port, `/long/${'x'.repeat(3000)}`)).body, 'long');
+      app.kill();
+      await app.done;
+      const servers = (await readSpans(dir)).filter((s) => s.kind === 'SERVER');
+      const byPath = (prefix) => servers.find((s) => s.attributes['url.path'].startsWith(prefix));
+      for (const span of [byPath('/people/'), byPath('/API/')]) {
+        assert.equal(span.name, 'GET');
+        assert.equal(span.attributes['http.route'], undefined);
+      }
+      assert.equal(byPath('/people/').attributes['url.path'].length, 2048);
+      assert.equal(byPath('/api/').name, 'GET /api/items/:item');
+      const long = byPath('/long/');
+      assert.equal(long.attributes['http.route'], `/long/${'x'.repeat(3000)}`.slice(0, 2048));
+      assert.equal(long.name, `GET ${long.attributes['http.route']}`);
+    });
+  }
+}

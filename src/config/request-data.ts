@@ -1,3 +1,4 @@
+import { readBoolean } from './boolean.js';
 import { readChoice } from './choice.js';
 import { fallbackError } from './config-error.js';
 import type { ConfigError } from './config-error.js';
@@ -88,6 +89,14 @@ export interface RequestDataConfig {
    * is dropped under `link` and `ignore`.
    */
   incomingTrace: IncomingTracePolicy;
+  /**
+   * `TRACEHOOK_HTTP_CLIENT_ROOT_SPANS`, default true: an outgoing HTTP or fetch request made outside
+   * any trace gets a CLIENT span of its own, the root of a new trace, and sends its `traceparent` (as
+   * OpenTelemetry's instrumentation-http and instrumentation-undici, dd-trace and EDOT do). False:
+   * such a request gets no span and no trace headers (their `requireParentforOutgoingSpans` /
+   * `requireParentforSpans`); requests inside a trace are unchanged.
+   */
+  clientRootSpans: boolean;
 }
 
 /** Reads {@link RequestDataConfig} from `env`; bad values are pushed onto `errors` with their fallback. Never throws. */
@@ -109,5 +118,6 @@ export function readRequestDataConfig(env: Env, errors: ConfigError[]): RequestD
   }
 
   const incomingTrace = readChoice<IncomingTracePolicy>(env, 'TRACEHOOK_INCOMING_TRACE', ['continue', 'link', 'ignore'], errors);
-  return { redactQueryParams, requestValueLengthLimit, incomingTrace };
+  const clientRootSpans = readBoolean(env, 'TRACEHOOK_HTTP_CLIENT_ROOT_SPANS', true, errors);
+  return { redactQueryParams, requestValueLengthLimit, incomingTrace, clientRootSpans };
 }

@@ -127,12 +127,18 @@ function bundledFile(name: string): string {
   return join(packageRoot(), 'dist', 'instrumentations', 'bundled', `${name}.js`);
 }
 
-/** Per-instrumentation options: URLs and query text redacted (undici, pg, mysql2); with the fast server side, the stock http one keeps only the client side. */
+/**
+ * Per-instrumentation options: URLs and query text redacted (undici, pg, mysql2); with the fast server side, the stock
+ * http one keeps only the client side; a CLIENT span outside any trace as `TRACEHOOK_HTTP_CLIENT_ROOT_SPANS` says.
+ */
 function instrumentationConfig(name: string, httpServer: 'fast' | 'stock', requestData?: RequestDataConfig): Record<string, unknown> | undefined {
-  if (name === 'undici') return requestData && (require('./http/undici-options.js') as typeof import('./http/undici-options.js')).undiciOptions(requestData);
+  const requireParent = requestData?.clientRootSpans === false;
+  if (name === 'undici') {
+    return requestData && { ...(require('./http/undici-options.js') as typeof import('./http/undici-options.js')).undiciOptions(requestData), requireParentforSpans: requireParent };
+  }
   if (name === 'pg') return pgOptions();
   if (name === 'mysql2') return { ...MYSQL2_OPTIONS };
   if (name !== 'http') return undefined;
   const { stockHttpOptions } = require('./http/stock-http-options.js') as typeof import('./http/stock-http-options.js');
-  return { ...(requestData && stockHttpOptions(requestData)), requireParentforOutgoingSpans: false, disableIncomingRequestInstrumentation: httpServer === 'fast' };
+  return { ...(requestData && stockHttpOptions(requestData)), requireParentforOutgoingSpans: requireParent, disableIncomingRequestInstrumentation: httpServer === 'fast' };
 }

@@ -274,6 +274,8 @@ test('request data: redaction list, value length limit, incoming-trace policy', 
   assert.equal(readConfig({ OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '50', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '100' }).requestData.requestValueLengthLimit, 50);
   assert.equal(oneError({ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '-3' }).message, 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT="-3" is not valid: expected a whole number >= 0; request values are cut at 2048');
   assert.equal(oneError({ TRACEHOOK_INCOMING_TRACE: 'drop' }).message, 'TRACEHOOK_INCOMING_TRACE="drop" is not valid: expected `continue`, `link` or `ignore`; using continue');
+  assert.equal(c.requestData.clientRootSpans, true);
+  assert.equal(readConfig({ TRACEHOOK_HTTP_CLIENT_ROOT_SPANS: 'FALSE' }).requestData.clientRootSpans, false);
 });
 
 test('errors come in the order of the variables, each once', () => {

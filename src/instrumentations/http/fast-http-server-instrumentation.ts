@@ -19,6 +19,8 @@ import { unwrap, wrap } from '../../patch/wrap.js';
 import { logDebug } from '../../diag/logger.js';
 import { isHttpsLoaded } from './https-loaded.js';
 import { queryNameMatcher } from './request-values.js';
+import { bindEventContext, patchEventContext, unpatchEventContext } from './event-context.js';
+import type { MessageClasses } from './event-context.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
 const { SpanKind, SpanStatusCode, context, trace } = api;
@@ -29,6 +31,7 @@ const NAME = '@tracehook/register/http-server';
 
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
 type ServerPrototype = { emit: Emit };
+type HttpExports = { Server: { prototype: ServerPrototype } } & MessageClasses;
 type TracedResponse = ServerResponse & { [kSpan]?: Span };
 
 /** Options of {@link FastHttpServerInstrumentation}; each defaults to tracehook's default configuration. */
@@ -53,13 +56,16 @@ const SITES: Record<'http' | 'https', PatchSite> = {
   https: { component: 'http', id: 'https.Server#emit', otherwise: 'HTTPS requests get no SERVER span' },
 };
 
+// The request value bound of the last configured instance (routes are applied by module-level listeners).
+let routeLimit = DEFAULT_REQUEST_VALUE_LENGTH_LIMIT;
+
 // A response that closes before 'finish': the client went away (or the socket was destroyed). One
 // shared listener, no closure per request.
 function onResponseClose(this: TracedResponse): void {
   const span = this[kSpan];
   if (!span) return;
   this[kSpan] = undefined;
-  applyHttpRoute(span, this, this.req?.method);
+  applyHttpRoute(span, this, this.req?.method, routeLimit);
   endClientGone(span, this);
 }
 
@@ -70,9 +76,9 @@ function onResponseClose(this: TracedResponse): void {
  * patch the HTTP client. `Module._load` is a Node.js internal (stable since Node.js 0.x, and what
  * `Module.prototype.require` calls); without it, `require` is used and that is said at DEBUG level.
  */
-function builtin(name: 'http' | 'https'): { Server: { prototype: ServerPrototype } } {
+function builtin(name: 'http' | 'https'): HttpExports {
   const load = (require('node:module') as { _load?: (request: string, parent: null, isMain: boolean) => unknown })._load;
-  if (typeof load === 'function') return load(`node:${name}`, null, false) as { Server: { prototype: ServerPrototype } };
+  if (typeof load === 'function') return load(`node:${name}`, null, false) as HttpExports;
   logDebug('http', `Module._load not found (Node.js ${process.version}): node:${name} is required through the module hooks`);
   return require(`node:${name}`);
 }
@@ -86,7 +92,7 @@ function onResponseFinish(message: unknown): void {
   const status = response.statusCode;
   span.setAttribute('http.response.status_code', status);
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-  applyHttpRoute(span, response, response.req?.method);
+  applyHttpRoute(span, response, response.req?.method, routeLimit);
   span.end();
 }
 
@@ -96,7 +102,8 @@ function onResponseFinish(message: unknown): void {
  *
  * The span starts where the server emits `'request'`: `Server.prototype.emit` is wrapped so the
  * app's request listeners run inside the span's context (an immutable AsyncLocalStorage value:
- * nothing the handler schedules can see another request's span). It ends on the
+ * nothing the handler schedules can see another request's span), and so do the listeners of the
+ * request's and response's events (`'data'`, `'end'`, `'finish'`: see `bindEventContext`). It ends on the
  * `http.server.response.finish` diagnostics channel; one shared `'close'` listener per response
  * catches the responses that never finish. Incoming
  * `traceparent`/`tracestate`/`baggage` are extracted with the configured propagators and used as
@@ -149,13 +156,16 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
       limit: config.requestValueLengthLimit ?? DEFAULT_REQUEST_VALUE_LENGTH_LIMIT,
     };
     this.incomingTrace = config.incomingTrace ?? 'continue';
+    routeLimit = this.values.limit;
   }
 
   /** Wraps `Server.prototype.emit` of node:http, and of node:https now if it is loaded (else as it loads), and listens for finished responses. */
   override enable(): void {
     if (this.isEnabled()) return;
     super.enable();
-    this.patch(builtin('http').Server.prototype, 'http');
+    const http = builtin('http');
+    this.patch(http.Server.prototype, 'http');
+    patchEventContext(http);
     if (isHttpsLoaded()) this.patch(builtin('https').Server.prototype, 'https');
     subscribe(RESPONSE_FINISH, onResponseFinish);
   }
@@ -164,7 +174,9 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
   override disable(): void {
     if (!this.isEnabled()) return;
     super.disable();
-    unwrap(builtin('http').Server.prototype, 'emit', SITES.http);
+    const http = builtin('http');
+    unwrap(http.Server.prototype, 'emit', SITES.http);
+    unpatchEventContext(http);
     if (isHttpsLoaded()) unwrap(builtin('https').Server.prototype, 'emit', SITES.https);
     unsubscribe(RESPONSE_FINISH, onResponseFinish);
   }
@@ -189,8 +201,9 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
       const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links: incoming.links }, parent);
       response[kSpan] = span;
       response.on('close', onResponseClose);
-      let returned = false;
       const ctx = withRouteMetadata(trace.setSpan(parent, span), span, response);
+      bindEventContext(request, response, ctx);
+      let returned = false;
       // The app's stack gains only this function's frame (context.with would add three more).
       const restore = swapContext(ctx);
       try {

@@ -1,6 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
-import { bound, parsePort, redactQuery } from './request-values.js';
+import { bound, detached, parsePort, redactQuery } from './request-values.js';
 import type { QueryNameMatcher } from './request-values.js';
 
 /** How request-derived values are cleaned before they become attributes. */
@@ -17,7 +17,8 @@ export interface RequestValuePolicy {
  * path, query, server address and port (from the Host header), peer and client address, protocol
  * version, user agent. Every value a client controls is cut to `policy.limit`; sensitive query
  * values are redacted; `server.port` is set only when the Host header's port is 0–65535 in digits.
- * String slicing only, no URL object: this runs on every request.
+ * String slicing only, no URL object: this runs on every request. No value keeps a longer request
+ * string alive (see `detached`), so a queued span holds about what the queue's estimate counts.
  * @see OpenTelemetry semantic conventions, "HTTP Server" (http.request.method, url.path, …)
  */
 export function serverRequestAttributes(req: IncomingMessage, scheme: 'http' | 'https', policy: RequestValuePolicy): Attributes {
@@ -27,13 +28,14 @@ export function serverRequestAttributes(req: IncomingMessage, scheme: 'http' | '
   const attributes: Attributes = {
     'http.request.method': req.method ?? 'GET',
     'url.scheme': scheme,
-    'url.path': bound(q < 0 ? url : url.slice(0, q), policy.limit),
+    // Path and query as copies of their own: a slice would keep the other part alive with it.
+    'url.path': bound(q < 0 ? url : detached(url.slice(0, q)), policy.limit),
     'network.protocol.version': req.httpVersion,
     'network.peer.address': socket?.remoteAddress,
     'network.peer.port': socket?.remotePort,
     'client.address': socket?.remoteAddress,
   };
-  if (q >= 0) attributes['url.query'] = bound(redactQuery(url.slice(q + 1), policy.redact), policy.limit);
+  if (q >= 0) attributes['url.query'] = bound(redactQuery(detached(url.slice(q + 1)), policy.redact), policy.limit);
   const host = req.headers.host;
   if (host) Object.assign(attributes, serverAddress(host, scheme, policy.limit));
   const userAgent = req.headers['user-agent'];

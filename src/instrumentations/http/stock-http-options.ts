@@ -6,6 +6,7 @@ import { addIncomingLink, expectIncomingExtract } from './incoming-trace.js';
 import type { incomingTracePropagator } from './incoming-trace.js';
 import { bound, queryNameMatcher, redactUrlQuery } from './request-values.js';
 import type { QueryNameMatcher } from './request-values.js';
+import { nameByRoute } from '../routes/http-route.js';
 import { serverRequestAttributes } from './server-attributes.js';
 
 /** The attributes instrumentation-http takes from what the client sent, replaced by tracehook's. */
@@ -45,9 +46,12 @@ export function stockHttpOptions(requestData: RequestDataConfig): Record<string,
       boundStrings(span, limit);
       if (policy) addIncomingLink(span, request.headers);
     },
-    applyCustomAttributesOnSpan: (span: Span, _request: unknown, response: ServerResponse | IncomingMessage) => {
+    // Called after it named a SERVER span by its route: the route is cut as the fast instrumentation cuts it.
+    applyCustomAttributesOnSpan: (span: Span, request: { method?: string }, response: ServerResponse | IncomingMessage) => {
       const res = response as ServerResponse;
       if (typeof res.writableFinished === 'boolean' && !res.writableFinished) markClientGone(span, res);
+      const route = attributesOf(span)?.['http.route'];
+      if (typeof route === 'string' && route.length > limit) nameByRoute(span, route, request?.method, limit);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Context, Span } from '@opentelemetry/api';
 import * as api from '@opentelemetry/api';
 import { RPCType, getRPCMetadata, setRPCMetadata } from '@opentelemetry/core';
 import type { RPCMetadata } from '@opentelemetry/core';
+import { bound } from '../http/request-values.js';
 
 // Shared across copies of tracehook in one process (a bundle beside unbundled files).
 const kRpc = Symbol.for('tracehook.http.rpcMetadata');
@@ -31,13 +32,19 @@ export function setHttpRoute(response: unknown, route: string): void {
 }
 
 /**
- * At the end of a SERVER span: with a matched route, names it `METHOD route` and sets `http.route`;
- * without one (plain node:http) the name stays the method.
+ * At the end of a SERVER span: with a matched route, names it `METHOD route` and sets `http.route`,
+ * the route cut to `limit` UTF-16 code units as `url.path` is (a framework instrumentation may hand
+ * over text the caller chose); without one (plain node:http) the name stays the method.
  * @see OpenTelemetry semantic conventions, "HTTP Server semantic conventions", span name and `http.route`
  */
-export function applyHttpRoute(span: Span, response: object, method: string | undefined): void {
+export function applyHttpRoute(span: Span, response: object, method: string | undefined, limit: number): void {
   const route = (response as WithRpc)[kRpc]?.route;
-  if (!route) return;
-  span.setAttribute('http.route', route);
-  span.updateName(`${method ?? 'GET'} ${route}`);
+  if (route) nameByRoute(span, route, method, limit);
+}
+
+/** Sets `http.route` to `route` cut to `limit`, and the span name to `METHOD route`. */
+export function nameByRoute(span: Span, route: string, method: string | undefined, limit: number): void {
+  const bounded = bound(route, limit);
+  span.setAttribute('http.route', bounded);
+  span.updateName(`${method ?? 'GET'} ${bounded}`);
 }

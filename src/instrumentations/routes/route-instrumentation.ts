@@ -3,19 +3,25 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition, Instrumentati
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { TRACER_VERSION } from '../../context/tracer.js';
 import { setHttpRoute } from './http-route.js';
+import type { PatchSite } from '../../patch/wrap.js';
 import { markWrapper, unwrap, wrap } from '../../patch/wrap.js';
+import { isTemplateBase, wrapHandleRequest, wrapUse } from './express-mounts.js';
 
 type Dispatch = (this: { path?: unknown }, req: { baseUrl?: string }, res: unknown, ...rest: unknown[]) => unknown;
 type KoaMiddleware = (this: unknown, ctx: { _matchedRoute?: unknown; res?: unknown }, next: unknown) => unknown;
 type FastifyRequest = { routeOptions?: { url?: unknown }; routerPath?: unknown };
 type FastifyInstance = { addHook(name: 'onRequest', hook: (request: FastifyRequest, reply: { raw?: unknown }, done: () => void) => void): unknown };
 type FastifyFactory = ((this: unknown, ...args: unknown[]) => FastifyInstance) & Record<string, unknown>;
+type AnyMethod = (this: unknown, ...args: never[]) => unknown;
+type Methods = Record<string, AnyMethod>;
 type RouterPrototype = { middleware(this: unknown, ...args: unknown[]): KoaMiddleware; routes?: unknown };
 
 /** Fastify 5 publishes this for each request that reached a route handler, with the route's template. */
 const FASTIFY_HANDLER_START = 'tracing:fastify.request.handler:start';
 
 const DISPATCH_SITE = { component: 'instrumentations', id: 'routes.Route#dispatch', otherwise: 'Express SERVER spans get no http.route' };
+const USE_SITE = { component: 'instrumentations', id: 'routes.Router#use', otherwise: 'Express routes under a mounted router get no http.route' };
+const LAYER_SITE = { component: 'instrumentations', id: 'routes.Layer#handleRequest', otherwise: 'Express routes under a mounted router get no http.route' };
 const KOA_SITE = { component: 'instrumentations', id: 'routes.Router#middleware', otherwise: 'Koa SERVER spans get no http.route' };
 
 /**
@@ -23,8 +29,11 @@ const KOA_SITE = { component: 'instrumentations', id: 'routes.Router#middleware'
  * handed to the HTTP SERVER span as OpenTelemetry's RPC metadata, without the framework
  * instrumentations' spans per middleware. One small patch or subscription per framework:
  * - Express 4 (`express/lib/router/route.js`) and Express 5 (`router/lib/route.js`): `Route#dispatch`,
- *   which runs when a route matched: the route is `req.baseUrl` + the route's path (a router mounted
- *   at a parameterised path reports that mount's actual path).
+ *   which runs when a route matched: the route is `req.baseUrl` + the route's path, when the base is
+ *   made of mount patterns only; under a mount that matched other text (`app.use('/users/:id', router)`:
+ *   Express keeps the actual path) there is no route rather than the caller's text. `Router#use` and
+ *   `Layer#handle_request` / `#handleRequest` (`express/lib/router/`, `router/`) tell which (see
+ *   `express-mounts.ts`).
  * - Fastify 5: the `tracing:fastify.request.handler:start` diagnostics channel (`route.url`); Fastify 4:
  *   an `onRequest` hook added to each root instance the factory creates (`request.routeOptions.url`).
  * - @koa/router (and koa-router): the router's middleware, after it stored `ctx._matchedRoute`.
@@ -46,18 +55,23 @@ export class RouteInstrumentation extends InstrumentationBase {
   }
 
   protected init() {
-    const route = (file: string) =>
-      new InstrumentationNodeModuleFile(
-        file,
-        ['*'],
-        (exports: { prototype: { dispatch: Dispatch } }) => {
-          wrap(exports?.prototype, 'dispatch', DISPATCH_SITE, wrapDispatch);
-          return exports;
-        },
-        (exports: { prototype: { dispatch: Dispatch } }) => {
-          unwrap(exports?.prototype, 'dispatch', DISPATCH_SITE);
-        },
-      );
+    // One method patched: `at(exports)` is the object holding it (the module's exports or its prototype).
+    const onMethod = (at: (exports: Methods & { prototype?: Methods }) => Methods | undefined, name: string, site: PatchSite, wrapper: (f: never) => unknown) => ({
+      patch: (exports: Methods) => {
+        wrap(at(exports), name, site, wrapper as unknown as (f: AnyMethod) => AnyMethod);
+        return exports;
+      },
+      unpatch: (exports?: Methods) => {
+        if (exports) unwrap(at(exports), name, site);
+      },
+    });
+    const method = (file: string, ...args: Parameters<typeof onMethod>) => {
+      const { patch, unpatch } = onMethod(...args);
+      return new InstrumentationNodeModuleFile(file, ['*'], patch, unpatch);
+    };
+    const self = (exports: Methods) => exports;
+    const proto = (exports: { prototype?: Methods }) => exports?.prototype;
+    const routerUse = onMethod(proto, 'use', USE_SITE, wrapUse);
     const koaRouter = (name: string) =>
       new InstrumentationNodeModuleDefinition(
         name,
@@ -79,8 +93,16 @@ export class RouteInstrumentation extends InstrumentationBase {
     return [
       // Fastify 5 reports through its diagnostics channel; Fastify 4 publishes none.
       new InstrumentationNodeModuleDefinition('fastify', ['>=4 <5'], (exports: FastifyFactory) => (typeof exports === 'function' ? wrapFastify4(exports) : exports)),
-      new InstrumentationNodeModuleDefinition('express', ['>=4 <5'], undefined, undefined, [route('express/lib/router/route.js')]),
-      new InstrumentationNodeModuleDefinition('router', ['>=2 <3'], undefined, undefined, [route('router/lib/route.js')]),
+      new InstrumentationNodeModuleDefinition('express', ['>=4 <5'], undefined, undefined, [
+        method('express/lib/router/route.js', proto, 'dispatch', DISPATCH_SITE, wrapDispatch),
+        method('express/lib/router/index.js', self, 'use', USE_SITE, wrapUse),
+        method('express/lib/router/layer.js', proto, 'handle_request', LAYER_SITE, wrapHandleRequest),
+      ]),
+      // The package's main file (`Router`) comes to the module's own hooks, not as a file.
+      new InstrumentationNodeModuleDefinition('router', ['>=2 <3'], routerUse.patch, routerUse.unpatch, [
+        method('router/lib/route.js', proto, 'dispatch', DISPATCH_SITE, wrapDispatch),
+        method('router/lib/layer.js', proto, 'handleRequest', LAYER_SITE, wrapHandleRequest),
+      ]),
       koaRouter('@koa/router'),
       koaRouter('koa-router'),
     ];
@@ -115,7 +137,7 @@ function wrapFastify4(original: FastifyFactory): FastifyFactory {
 
 function wrapDispatch(original: Dispatch): Dispatch {
   return function dispatch(this: { path?: unknown }, req, res, ...rest) {
-    if (typeof this.path === 'string') {
+    if (typeof this.path === 'string' && isTemplateBase(req ?? {})) {
       const base = req?.baseUrl ?? '';
       setHttpRoute(res, base && this.path === '/' ? base : base + this.path);
     }
