@@ -2,12 +2,7 @@ import { dirname } from 'node:path';
 import * as api from '@opentelemetry/api';
 import * as core from '@opentelemetry/core';
 import * as instrumentation from '@opentelemetry/instrumentation';
-
-interface CjsModuleClass {
-  new (id: string): { filename: string; loaded: boolean; exports: unknown; paths: string[] };
-  _cache: Record<string, unknown>;
-  _nodeModulePaths(dir: string): string[];
-}
+import { moduleInternals } from '../compat/node-module.js';
 
 let shared = false;
 
@@ -21,7 +16,8 @@ let shared = false;
 export function shareBundledModules(): void {
   if (shared) return;
   shared = true;
-  const Module = require('node:module') as CjsModuleClass;
+  const Module = moduleInternals();
+  if (Module === undefined) return;
   for (const [id, exports] of [
     ['@opentelemetry/instrumentation', instrumentation],
     ['@opentelemetry/api', api],

@@ -1,3 +1,4 @@
+import { INTERNAL_MESSAGE_PREFIX } from '../compat/node-child-process.js';
 import { fillRandom } from '../provider/random-bytes.js';
 import { threadId } from './thread.js';
 
@@ -122,7 +123,7 @@ export function isIpcCarrier(message: unknown, secret: string | undefined): mess
 export function isInternalIpcMessage(message: unknown): boolean {
   if (typeof message !== 'object' || message === null) return false;
   const cmd = (message as { cmd?: unknown }).cmd;
-  return typeof cmd === 'string' && cmd.length > 5 && cmd.startsWith('NODE_');
+  return typeof cmd === 'string' && cmd.length > INTERNAL_MESSAGE_PREFIX.length && cmd.startsWith(INTERNAL_MESSAGE_PREFIX);
 }
 
 /** The field added to a pool's internal task message (`{ task, taskId, filename, name }`). */

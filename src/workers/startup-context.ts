@@ -4,15 +4,11 @@ import { contextFromCarrier } from '../propagation/carrier-record.js';
 import type { Carrier } from './protocol.js';
 import { logDebug } from '../diag/logger.js';
 import { wrap } from '../patch/wrap.js';
-
-interface EnteringContextManager {
-  attach?(ctx: Context): unknown;
-  active?(): Context;
-  _asyncLocalStorage?: { enterWith(ctx: Context): void; getStore?(): Context | undefined };
-}
+import type { EnteringContextManager } from '../compat/otel-context.js';
+import { asyncLocalStorageOf, contextManagerOf } from '../compat/otel-context.js';
 
 function contextManager(): EnteringContextManager | undefined {
-  return (context as unknown as { _getContextManager?(): EnteringContextManager })._getContextManager?.();
+  return contextManagerOf(context);
 }
 
 /**
@@ -29,8 +25,9 @@ export function enterContext(ctx: Context): boolean {
       manager.attach(ctx);
       return true;
     }
-    if (typeof manager?._asyncLocalStorage?.enterWith === 'function') {
-      manager._asyncLocalStorage.enterWith(ctx);
+    const storage = asyncLocalStorageOf(manager);
+    if (storage !== undefined) {
+      storage.enterWith(ctx);
       return true;
     }
     logDebug('workers', 'the context manager has neither attach() nor _asyncLocalStorage.enterWith(): the app starts without its parent trace');
@@ -54,8 +51,8 @@ export function enterContext(ctx: Context): boolean {
 function inheritByDefault(ctx: Context): boolean {
   try {
     const manager = contextManager();
-    const storage = manager?._asyncLocalStorage;
-    if (manager === undefined || typeof storage?.getStore !== 'function') {
+    const storage = asyncLocalStorageOf(manager);
+    if (manager === undefined || storage === undefined) {
       logDebug('workers', 'the context manager is not AsyncLocalStorage-based (no _asyncLocalStorage.getStore()): on Node.js 24+ the app may start without its parent trace');
       return false;
     }
