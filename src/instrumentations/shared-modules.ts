@@ -3,6 +3,7 @@ import * as api from '@opentelemetry/api';
 import * as core from '@opentelemetry/core';
 import * as instrumentation from '@opentelemetry/instrumentation';
 import { moduleInternals } from '../compat/node-module.js';
+import { PACKAGE_VERSION } from '../state-key.js';
 
 let shared = false;
 
@@ -39,13 +40,13 @@ export function shareBundledModules(): void {
 }
 
 /** `Symbol.for` of this key on `globalThis`: where {@link publishSharedModules} puts the copies, by package name. */
-export const SHARED_MODULES_KEY = 'tracehook.shared-modules';
+export const SHARED_MODULES_KEY = `tracehook@${PACKAGE_VERSION}:shared-modules`;
 
 /**
  * Gives the files built to use the preload bundle's copies of @opentelemetry/api, core and instrumentation
  * (`dist/instrumentations/bundled/*.js` and `dist/otlp-http.bundle.js`, same build, so same versions) those copies
  * without resolving any path: each `require()` of the three in those files reads
- * `globalThis[Symbol.for('tracehook.shared-modules')][id]` first (scripts/shared-modules-plugin.mjs), which spares
+ * `globalThis[Symbol.for(SHARED_MODULES_KEY)][id]` first (scripts/shared-modules-plugin.mjs), which spares
  * {@link shareBundledModules}' three resolutions (≈ 1-2 ms) and the files' own. Published when the first such file is
  * loaded, never at startup (a preload that does not start leaves nothing on `globalThis`). Once per thread.
  */

@@ -1,6 +1,7 @@
 import { INTERNAL_MESSAGE_PREFIX } from '../compat/node-child-process.js';
 import { fillRandom } from '../provider/random-bytes.js';
 import { threadId } from './thread.js';
+import { stateKey } from '../state-key.js';
 
 /**
  * The hidden formats that carry a trace context across threads and processes, and how each side
@@ -163,7 +164,7 @@ export function isPoolResponse(message: unknown): message is { taskId: number; e
  * carriers that arrive before the preload listens (`Symbol.for`: that file and the bundled preload
  * are separate module copies).
  */
-export const EARLY_IPC_KEY = Symbol.for('tracehook.ipc.early');
+export const EARLY_IPC_KEY = stateKey('ipc.early');
 
 /** The state {@link EARLY_IPC_KEY} holds. */
 export interface EarlyIpcState {
