@@ -7,7 +7,6 @@
 // must be the one register.mjs created), the OTLP exporters and otlp-transformer (their parts that the
 // direct OTLP/HTTP exporter uses are bundled apart, below), and instrumentations named by
 // OTEL_NODE_ENABLED_INSTRUMENTATIONS.
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -15,6 +14,7 @@ import { stampBundleId } from './bundle-id.mjs';
 import { LINE_LIMIT } from './bundle-line-limit.mjs';
 import { semconvSubset } from './semconv-subset.mjs';
 import { sharedModulesPlugin } from './shared-modules-plugin.mjs';
+import { SOURCE_EDITS, sourceEditPlugin } from './source-edits.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const { SHARED_MODULES_KEY } = createRequire(import.meta.url)(join(root, 'dist/instrumentations/shared-modules.js'));
@@ -49,97 +49,9 @@ const stub = (name) => {
   };
 };
 
-/**
- * A plugin that edits one file of a package as esbuild loads it: `from` (text that must be there, else the build
- * fails, so an update of the package cannot silently undo the edit) becomes `to`, and `prefix` goes before it all.
- */
-const sourceEdit = (name, filter, from, to, prefix = '') => ({
-  name,
-  setup(b) {
-    b.onLoad({ filter }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes(from)) throw new Error(`${args.path}: no \`${from.trim()}\` to edit (${name}); update scripts/bundle.mjs`);
-      return { contents: prefix + text.replace(from, to), loader: 'js' };
-    });
-  },
-});
-
-// @opentelemetry/resources evaluates every detector at load (its index requires them all), and the
-// service-instance one requires node:crypto at its top for a randomUUID() the preload never calls:
-// ≈ 6 ms of startup. That require is made lazy.
-const lazyCrypto = sourceEdit(
-  'lazy-crypto',
-  /@opentelemetry[\\/]resources[\\/]build[\\/]src[\\/].*ServiceInstanceIdDetector\.js$/,
-  'const crypto_1 = require("crypto");',
-  'const crypto_1 = { get randomUUID() { return require("crypto").randomUUID; } };',
-);
-
-// @opentelemetry/core's Node.js platform reads the global `performance` as it loads (its deprecated `otperformance`),
-// and that first read loads Node.js's perf_hooks implementation: ≈ 2 ms of every start, for an export the preload
-// never reads. It becomes a getter.
-const lazyPerformance = sourceEdit(
-  'lazy-performance',
-  /@opentelemetry[\\/]core[\\/]build[\\/]src[\\/]platform[\\/]node[\\/]index\.js$/,
-  'exports.otperformance = performance;',
-  'Object.defineProperty(exports, "otperformance", { enumerable: true, get: function () { return performance; } });',
-);
-
-// @opentelemetry/instrumentation reads and parses a package's package.json for every file of an instrumented
-// package that loads (≈ 100 for ioredis and pg): its version, per package folder, is remembered instead. The map
-// holds one entry per folder of an instrumented package.
-const packageVersionOnce = sourceEdit(
-  'package-version-once',
-  /@opentelemetry[\\/]instrumentation[\\/]build[\\/]src[\\/]platform[\\/]node[\\/]instrumentation\.js$/,
-  '    _extractPackageVersion(baseDir) {\n',
-  [
-    '    _extractPackageVersion(baseDir) {',
-    '        if (packageVersions.has(baseDir)) return packageVersions.get(baseDir);',
-    '        const version = this._readPackageVersion(baseDir);',
-    '        packageVersions.set(baseDir, version);',
-    '        return version;',
-    '    }',
-    '    _readPackageVersion(baseDir) {',
-    '',
-  ].join('\n'),
-  'const packageVersions = new Map();\n',
-);
-
-// require-in-the-middle finds out whether a file of a watched package is the package's main file by resolving the
-// package from its folder, once per file that loads (≈ 70 for ioredis and pg, ≈ 5 ms): the answer, per package
-// folder, is remembered instead (what the package's main file is does not change while the process runs).
-const mainResolvedOnce = sourceEdit(
-  'main-resolved-once',
-  /require-in-the-middle[\\/]index\.js$/,
-  'res = require.resolve(moduleName, { paths: [basedir] })',
-  'res = resolveMainOnce(moduleName, basedir)',
-  [
-    'const mainFiles = new Map();',
-    'function resolveMainOnce(moduleName, basedir) {',
-    "  const key = basedir + '\\0' + moduleName;",
-    '  let main = mainFiles.get(key);',
-    '  if (main === undefined) mainFiles.set(key, (main = require.resolve(moduleName, { paths: [basedir] })));',
-    '  return main;',
-    '}',
-    '',
-  ].join('\n'),
-);
-
-// @opentelemetry/instrumentation checks an instrumented package's version against the instrumentation's supported
-// ranges with regular expressions that V8 compiles at their first use, in every process and thread (≈ 2 ms, paid by
-// the first package an instrumentation patches). The ranges instrumentations declare (`>=8.0.3 <9`, `^5.0.0`) are
-// decided without them (src/instrumentations/version-range.ts); any other goes on to the full check.
-const simpleRanges = sourceEdit(
-  'simple-ranges',
-  /@opentelemetry[\\/]instrumentation[\\/]build[\\/]src[\\/]semver\.js$/,
-  'function satisfies(version, range, options) {\n',
-  [
-    'function satisfies(version, range, options) {',
-    '    const simple = satisfiesSimpleRange(version, range);',
-    '    if (simple !== undefined) return simple;',
-    '',
-  ].join('\n'),
-  `const { satisfiesSimpleRange } = require(${JSON.stringify(join(root, 'dist/instrumentations/version-range.js'))});\n`,
-);
+// The build-time edits of five dependencies (scripts/source-edits.mjs; each one's meaning is tested in
+// test/unit/source-edits.test.mjs and proposed upstream in docs/upstream.md).
+const [lazyCrypto, lazyPerformance, packageVersionOnce, mainResolvedOnce, simpleRanges] = SOURCE_EDITS.map(sourceEditPlugin);
 
 // Whitespace and comments removed (names kept): a third less to read and hash at every start. The external
 // source map (never referenced from the bundle, so never loaded by Node.js) lets bench/profile.mjs name the module

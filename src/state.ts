@@ -1,7 +1,9 @@
+import { PACKAGE_VERSION, stateKey } from './state-key.js';
 /**
- * Per-thread state of the preload. It lives on `globalThis` under `Symbol.for` so that a second
- * copy of this package (a second `--import`, or the CJS and ESM entries both loaded) sees the
- * same state and stays a no-op.
+ * Per-thread state of the preload. It lives on `globalThis` under a versioned `Symbol.for` key
+ * ({@link stateKey}) so that a second copy of this build (a second `--import`, or the CJS and ESM
+ * entries both loaded) sees the same state and stays a no-op, while another tracehook version in the
+ * process never shares it (it sees {@link runningVersion} instead).
  */
 export interface PreloadState {
   /** The preload started in this thread (set before any import it makes). */
@@ -39,9 +41,33 @@ export interface PreloadState {
   loadCompiled?: (file: string) => unknown;
 }
 
-const STATE_KEY = Symbol.for('tracehook.state');
+const STATE_KEY = stateKey('state');
 
 type GlobalWithState = typeof globalThis & { [STATE_KEY]?: PreloadState };
+
+/**
+ * Unversioned on purpose: every tracehook version reads it. The version whose preload started in this thread (a
+ * string, never an object), so that a second version loaded into the same process stays a no-op.
+ */
+const RUNNING_KEY = Symbol.for('tracehook.running');
+
+type GlobalWithRunning = typeof globalThis & { [RUNNING_KEY]?: unknown };
+
+/** The version of tracehook whose preload started in this thread, or undefined. */
+export function runningVersion(): string | undefined {
+  const running = (globalThis as GlobalWithRunning)[RUNNING_KEY];
+  return typeof running === 'string' ? running : undefined;
+}
+
+/**
+ * Claims this thread for this version's preload.
+ * @returns false when another tracehook version's preload has started here (this one must not)
+ */
+export function claimThread(): boolean {
+  const g = globalThis as GlobalWithRunning;
+  g[RUNNING_KEY] ??= PACKAGE_VERSION;
+  return g[RUNNING_KEY] === PACKAGE_VERSION;
+}
 
 /** The state of this thread, created on first use. */
 export function getPreloadState(): PreloadState {

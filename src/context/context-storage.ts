@@ -1,17 +1,6 @@
 import { context } from '@opentelemetry/api';
 import type { Context } from '@opentelemetry/api';
-
-/** The parts of a registered context manager tracehook may use beyond the API (AsyncLocalStorageContextManager's). */
-export interface ContextManagerInternals {
-  attach?(ctx: Context): unknown;
-  active?(): Context;
-  _asyncLocalStorage?: { enterWith(ctx: Context | undefined): void; getStore?(): Context | undefined };
-}
-
-/** The context manager registered with @opentelemetry/api (its `_getContextManager`), or undefined. */
-export function contextManager(): ContextManagerInternals | undefined {
-  return (context as unknown as { _getContextManager?(): ContextManagerInternals })._getContextManager?.();
-}
+import { asyncLocalStorageOf, contextManagerOf } from '../compat/otel-context.js';
 
 /**
  * Makes `ctx` the active context through the registered manager's AsyncLocalStorage (`enterWith`), for a caller
@@ -24,9 +13,9 @@ export function contextManager(): ContextManagerInternals | undefined {
  *   not AsyncLocalStorage-based (then use `context.with`)
  */
 export function swapContext(ctx: Context): (() => void) | undefined {
-  const storage = contextManager()?._asyncLocalStorage;
-  if (typeof storage?.getStore !== 'function' || typeof storage.enterWith !== 'function') return undefined;
+  const storage = asyncLocalStorageOf(contextManagerOf(context));
+  if (storage === undefined) return undefined;
   const previous = storage.getStore();
   storage.enterWith(ctx);
-  return () => storage.enterWith(previous);
+  return () => storage.enterWith(previous as Context);
 }

@@ -3,6 +3,7 @@ import { getConfig } from '../config/current.js';
 import type { LogLevel } from '../config/log-level.js';
 import { LOG_LEVELS } from '../config/log-level.js';
 import { escapeControlChars } from './control-chars.js';
+import { stateKey } from '../state-key.js';
 
 /**
  * The one tracehook logger of a thread. Messages go to stderr prefixed with `[tracehook]` and the
@@ -13,7 +14,7 @@ import { escapeControlChars } from './control-chars.js';
  * Configuration errors are always printed (they are the user's only hint that tracing is off),
  * unless the level is NONE.
  */
-const LOGGER_KEY = Symbol.for('tracehook.logger');
+const LOGGER_KEY = stateKey('logger');
 
 interface Seen {
   component: string;

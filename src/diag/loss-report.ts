@@ -1,8 +1,9 @@
 import { logWarn, printProblemTotals } from './logger.js';
 import { lossSummary, tracingStats } from './tracing-stats.js';
+import { stateKey } from '../state-key.js';
 
 // Once per thread, shared by every copy of this module.
-const INSTALLED_KEY = Symbol.for('tracehook.lossReport');
+const INSTALLED_KEY = stateKey('lossReport');
 
 type GlobalWithReport = typeof globalThis & { [INSTALLED_KEY]?: { closed: boolean } };
 

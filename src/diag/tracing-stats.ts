@@ -1,3 +1,4 @@
+import { stateKey } from '../state-key.js';
 /**
  * Per-thread counts of what happened to ended spans, kept on `globalThis` under `Symbol.for` so the
  * preload bundle and `@tracehook/register/api` (a second copy of this module) count into the same
@@ -47,7 +48,7 @@ export interface TracingStats {
   hookUnflushed: number;
 }
 
-const STATS_KEY = Symbol.for('tracehook.stats');
+const STATS_KEY = stateKey('stats');
 
 type GlobalWithStats = typeof globalThis & { [STATS_KEY]?: TracingStats };
 
@@ -101,8 +102,8 @@ export function lossSummary(stats: TracingStats = tracingStats()): string | unde
   );
 }
 
-// Symbol.for: the exporter and the processor may come from different copies of this module.
-const SHUTDOWN_BOUND = Symbol.for('tracehook.shutdownBoundError');
+// A Symbol.for key (stateKey): the exporter and the processor may come from different copies of this module.
+const SHUTDOWN_BOUND = stateKey('shutdownBoundError');
 
 /**
  * An export failure that is the exit bound's doing (`TRACEHOOK_SHUTDOWN_TIMEOUT_MS` ran out before the

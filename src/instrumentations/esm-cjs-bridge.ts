@@ -1,9 +1,10 @@
 import { sep } from 'node:path';
 import { logDebug } from '../diag/logger.js';
 import { wrap } from '../patch/wrap.js';
+import { stateKey } from '../state-key.js';
 
 const NODE_MODULES = `${sep}node_modules${sep}`;
-const BRIDGE_KEY = Symbol.for('tracehook.esmCjsBridge');
+const BRIDGE_KEY = stateKey('esmCjsBridge');
 
 interface CjsModule {
   exports: unknown;

@@ -2,12 +2,8 @@ import { dirname } from 'node:path';
 import * as api from '@opentelemetry/api';
 import * as core from '@opentelemetry/core';
 import * as instrumentation from '@opentelemetry/instrumentation';
-
-interface CjsModuleClass {
-  new (id: string): { filename: string; loaded: boolean; exports: unknown; paths: string[] };
-  _cache: Record<string, unknown>;
-  _nodeModulePaths(dir: string): string[];
-}
+import { moduleInternals } from '../compat/node-module.js';
+import { PACKAGE_VERSION } from '../state-key.js';
 
 let shared = false;
 
@@ -21,7 +17,8 @@ let shared = false;
 export function shareBundledModules(): void {
   if (shared) return;
   shared = true;
-  const Module = require('node:module') as CjsModuleClass;
+  const Module = moduleInternals();
+  if (Module === undefined) return;
   for (const [id, exports] of [
     ['@opentelemetry/instrumentation', instrumentation],
     ['@opentelemetry/api', api],
@@ -43,13 +40,13 @@ export function shareBundledModules(): void {
 }
 
 /** `Symbol.for` of this key on `globalThis`: where {@link publishSharedModules} puts the copies, by package name. */
-export const SHARED_MODULES_KEY = 'tracehook.shared-modules';
+export const SHARED_MODULES_KEY = `tracehook@${PACKAGE_VERSION}:shared-modules`;
 
 /**
  * Gives the files built to use the preload bundle's copies of @opentelemetry/api, core and instrumentation
  * (`dist/instrumentations/bundled/*.js` and `dist/otlp-http.bundle.js`, same build, so same versions) those copies
  * without resolving any path: each `require()` of the three in those files reads
- * `globalThis[Symbol.for('tracehook.shared-modules')][id]` first (scripts/shared-modules-plugin.mjs), which spares
+ * `globalThis[Symbol.for(SHARED_MODULES_KEY)][id]` first (scripts/shared-modules-plugin.mjs), which spares
  * {@link shareBundledModules}' three resolutions (≈ 1-2 ms) and the files' own. Published when the first such file is
  * loaded, never at startup (a preload that does not start leaves nothing on `globalThis`). Once per thread.
  */

@@ -1,3 +1,4 @@
+import { isBuiltinInLoadList, moduleLoadList } from '../compat/node-loaded-modules.js';
 import { logDebug } from '../diag/logger.js';
 import type { PatchSite } from './wrap.js';
 import { unwrap, wrap } from './wrap.js';
@@ -23,8 +24,7 @@ let watching = false;
  * (`process.moduleLoadList` is not an array), so that a caller then acts at once.
  */
 export function isBuiltinLoaded(name: string): boolean {
-  const list = (process as { moduleLoadList?: string[] }).moduleLoadList;
-  return !Array.isArray(list) || list.includes(`NativeModule ${name}`);
+  return isBuiltinInLoadList(moduleLoadList(), name);
 }
 
 /**

@@ -2,6 +2,7 @@ import { closeSync, openSync, readdirSync, readFileSync, renameSync, statSync, u
 import Module from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
+import { moduleInternals } from '../compat/node-module.js';
 import { getPreloadState } from '../state.js';
 
 /** What {@link loadPreloadBundle} returns: the bundle's exports (its `start`, `shouldStart` …). */
@@ -21,11 +22,6 @@ const STALE_TEMP_MS = 60_000;
 const FORMAT = 0xc2;
 /** The last line scripts/bundle.mjs appends to the bundle: `//# tracehook-bundle-id=<hex>`. */
 const BUNDLE_ID = /\/\/# tracehook-bundle-id=([0-9a-f]{16,64})\s*$/;
-
-interface ModuleInternals {
-  _cache: Record<string, Module>;
-  _nodeModulePaths(from: string): string[];
-}
 
 /** A file compiled through `vm.Script` with the code cache found for it, and where that cache lives. */
 interface Compiled {
@@ -127,7 +123,8 @@ function loadCompiledFile(file: string): unknown {
 function compile(file: string, name: string, importsViaState: boolean): Compiled | undefined {
   try {
     const useMainLoader = (vm.constants as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: unknown } | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-    if (useMainLoader === undefined || (Module as unknown as ModuleInternals)._cache[file]) return undefined;
+    const internals = moduleInternals(Module);
+    if (useMainLoader === undefined || internals === undefined || internals._cache[file]) return undefined;
     const source = readFileSync(file, 'latin1');
     const cacheFile = cacheFileOf(file, name, source);
     // No id: not a bundle the build finished (it also makes the text ASCII, so latin1 reads it exactly).
@@ -148,7 +145,7 @@ function compile(file: string, name: string, importsViaState: boolean): Compiled
 
 /** Runs a compiled CommonJS wrapper as `require()` would run `file`: in `require.cache` while it runs, and after. */
 function runAsModule(file: string, run: vm.Script): unknown {
-  const internals = Module as unknown as ModuleInternals;
+  const internals = moduleInternals(Module)!;
   const mod = new Module(file, module);
   mod.filename = file;
   mod.paths = internals._nodeModulePaths(dirname(file));

@@ -18,7 +18,7 @@ import { whenHttpsLoaded } from '../instrumentations/http/https-loaded.js';
 import { makeRoomForStartupHook } from '../instrumentations/step-aside.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { runStartupHook } from '../startup-hook/run-startup-hook.js';
-import { getPreloadState } from '../state.js';
+import { claimThread, getPreloadState } from '../state.js';
 import { installExitHandlers } from './exit.js';
 
 export { shouldRegisterEsmLoader, shouldStart } from './entry.js';
@@ -39,11 +39,12 @@ export interface StartOptions {
  * the app then runs untraced, or, with `TRACEHOOK_STRICT=true`, the process exits with status 1
  * before the app starts. Never throws.
  * @returns a promise the ESM entry awaits before the app's first line (resolved at once when
- *   everything was synchronous), or undefined when tracing is disabled or already started
+ *   everything was synchronous), or undefined when tracing is disabled or already started (in this thread, by this or another tracehook version)
  */
 export function start(options: StartOptions = {}): Promise<void> | undefined {
   const state = getPreloadState();
   if (state.started) return state.ready;
+  if (!claimThread()) return undefined;
   state.started = true;
   try {
     return startOnce(options.awaited === true);

@@ -1,4 +1,5 @@
 import { logDebug } from '../diag/logger.js';
+import { FLUSH_ONE_BATCH, hasFlushOneBatch, spanProcessorListOf } from '../compat/otel-sdk.js';
 import { isPatched, unwrap, wrap } from '../patch/wrap.js';
 
 const SET_TIMEOUT_SITE = { component: 'exit', id: 'unref-timers.setTimeout', otherwise: "the SDK's export timers may keep the process alive until they fire" };
@@ -48,10 +49,9 @@ export function unrefTimersOf(target: unknown, method: string, what: string): bo
  * `_activeSpanProcessor._spanProcessors`, 1.x in `activeSpanProcessor._spanProcessors`.
  */
 export function spanProcessorsOf(provider: unknown): unknown[] {
-  const p = provider as { _activeSpanProcessor?: { _spanProcessors?: unknown[] }; activeSpanProcessor?: { _spanProcessors?: unknown[] } };
-  const list = (p._activeSpanProcessor ?? p.activeSpanProcessor)?._spanProcessors;
-  if (!Array.isArray(list)) logDebug('exit', 'the TracerProvider does not list its span processors where the SDK keeps them; export timers stay ref\'d');
-  return Array.isArray(list) ? list : [];
+  const list = spanProcessorListOf(provider);
+  if (list === undefined) logDebug('exit', 'the TracerProvider does not list its span processors where the SDK keeps them; export timers stay ref\'d');
+  return list ?? [];
 }
 
 /**
@@ -62,6 +62,6 @@ export function spanProcessorsOf(provider: unknown): unknown[] {
  */
 export function unrefExportTimers(provider: unknown): void {
   for (const processor of spanProcessorsOf(provider)) {
-    if (typeof (processor as { _flushOneBatch?: unknown })._flushOneBatch === 'function') unrefTimersOf(processor, '_flushOneBatch', 'BatchSpanProcessor');
+    if (hasFlushOneBatch(processor)) unrefTimersOf(processor, FLUSH_ONE_BATCH, 'BatchSpanProcessor');
   }
 }

@@ -5,6 +5,7 @@ import { markSpanError } from '../context/span-error.js';
 import { logDebug } from '../diag/logger.js';
 import { onProcessEvent } from '../preload/signals.js';
 import { getPreloadState } from '../state.js';
+import { stateKey } from '../state-key.js';
 
 /** Set on spans that were still open when the process ended and were ended by tracehook. Ours: the semantic conventions have none. */
 export const INCOMPLETE_ATTRIBUTE = 'tracehook.incomplete';
@@ -30,7 +31,7 @@ interface OpenSpans {
 const END_CHUNK = 512;
 
 // One set per thread, shared by every copy of this module (the preload bundle and the API's files).
-const KEY = Symbol.for('tracehook.openSpans');
+const KEY = stateKey('openSpans');
 
 let cached: OpenSpans | undefined;
 

@@ -1,6 +1,7 @@
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { isDisabled } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
+import { INTERNAL_MESSAGE_EVENT, envPairsOf } from '../compat/node-child-process.js';
 import { isPatched, wrap } from '../patch/wrap.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
 import { ENV_CARRIER_FIELDS, envCarrier, envVariableName } from '../propagation/env-carrier.js';
@@ -151,8 +152,8 @@ function planSpawn(spawnOptions: SpawnOptions): SpawnPlan | undefined {
     }
   }
   const destination = runsNode ? scriptOf(args) : typeof options.file === 'string' ? options.file : undefined;
-  if (!Array.isArray(options.envPairs)) return { options, system: 'child_process', destination, runsNode };
-  const pairs = options.envPairs as string[];
+  const pairs = envPairsOf(options);
+  if (pairs === undefined) return { options, system: 'child_process', destination, runsNode };
   const get = pairsGetter(pairs);
   const system: MessagingSystem = get('NODE_UNIQUE_ID') !== undefined ? 'cluster' : 'child_process';
   const ipc = Array.isArray(options.stdio) ? options.stdio.includes('ipc') : options.stdio === 'ipc';
@@ -272,7 +273,7 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
 
   const emitSite = { component: 'workers', id: 'ipc.emit', otherwise: "IPC messages run outside the sender's trace" };
   wrap(ipc, 'emit', emitSite, (emit) => function (this: unknown, event: string | symbol, ...args: unknown[]) {
-    if (event === 'internalMessage') {
+    if (event === INTERNAL_MESSAGE_EVENT) {
       const message = args[0];
       if (isIpcCarrier(message, secret)) receiveCarrier(state, message);
       return emit.call(this, event, ...args);

@@ -12,8 +12,9 @@ import { enterStartupContext } from './startup-context.js';
 import { isMainThread } from './thread.js';
 import { flushWorkersSync, installWorkerThreadsMain } from './worker-threads-main.js';
 import { flushShortlyAfterEnd, installWorkerSide, takeEnvironmentData } from './worker-threads-worker.js';
+import { stateKey } from '../state-key.js';
 
-const INSTALLED = Symbol.for('tracehook.workers.installed');
+const INSTALLED = stateKey('workers.installed');
 
 /**
  * Makes the trace cross into worker threads, child processes, cluster workers and worker pools

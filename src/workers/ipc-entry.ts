@@ -1,6 +1,7 @@
 import type { EarlyIpcState } from './protocol.js';
 import { EARLY_IPC_KEY, IPC_SECRET_VARIABLE, isIpcCarrier } from './protocol.js';
 import { wrap } from '../patch/wrap.js';
+import { INTERNAL_MESSAGE_EVENT } from '../compat/node-child-process.js';
 
 /**
  * `--require`d (through `NODE_OPTIONS`) into a Node.js child that an instrumented parent starts
@@ -23,7 +24,7 @@ function install(): void {
   wrap(process, 'emit', site, (emit) => function (this: unknown, event: string | symbol, ...args: unknown[]) {
     if (!state.adopted) {
       const message = args[0];
-      if (event === 'internalMessage' && isIpcCarrier(message, secret)) {
+      if (event === INTERNAL_MESSAGE_EVENT && isIpcCarrier(message, secret)) {
         if (message.cancel) state.carriers.delete(message.seq);
         else state.carriers.set(message.seq, message);
       } else if (event === 'message') {

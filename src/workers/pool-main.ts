@@ -4,6 +4,7 @@ import { startSend } from './messaging-spans.js';
 import type { PoolName, PoolTaskCarrier } from './protocol.js';
 import { CHANNEL_SECRET, POOL_CARRIER_KEY } from './protocol.js';
 import { isPatched, wrap } from '../patch/wrap.js';
+import { hasTaskInfoMethods, poolOfTaskType } from '../compat/pools.js';
 
 /**
  * The caller side of piscina and tinypool (`pool.run(task)`), without hooking either package:
@@ -24,8 +25,6 @@ const PRODUCER = Symbol('tracehook.pool.producer');
 const PATCHED = Symbol('tracehook.pool.patched');
 const ASYNC_RESOURCE_SITE = { component: 'workers', id: 'pools.async_hooks.AsyncResource', otherwise: 'pool.run() starts no PRODUCER span' };
 
-const TASK_TYPES: Record<string, PoolName> = { 'Piscina.Task': 'piscina', 'Tinypool.Task': 'tinypool' };
-
 interface TaskInfoLike {
   taskId?: unknown;
   filename?: unknown;
@@ -42,7 +41,7 @@ export function installPoolMain(): void {
   wrap(asyncHooks, 'AsyncResource', ASYNC_RESOURCE_SITE, (Original) => class AsyncResource extends Original {
     constructor(type: string, options?: ConstructorParameters<typeof Original>[1]) {
       super(type, options);
-      const pool = TASK_TYPES[type];
+      const pool = poolOfTaskType(type);
       if (pool !== undefined) onTaskCreated(this as TaskInfoLike, pool, new.target.prototype as unknown as Record<PropertyKey, unknown>);
     }
 
@@ -69,6 +68,8 @@ export function installPoolPorts(): void {
 
 function onTaskCreated(task: TaskInfoLike, pool: PoolName, prototype: Record<PropertyKey, unknown>): void {
   if (!Object.prototype.hasOwnProperty.call(prototype, PATCHED)) patchTaskInfo(prototype);
+  // Without both methods (a pool release changed them; wrap() said so) a PRODUCER span would never end.
+  if (!hasTaskInfoMethods(prototype)) return;
   const outgoing = startSend(pool, undefined, 'run');
   if (outgoing !== undefined) task[PRODUCER] = outgoing;
 }

@@ -5,6 +5,8 @@ import { startProcess } from './messaging-spans.js';
 import type { PoolName, PoolTaskMessage } from './protocol.js';
 import { CONTROL, isPoolResponse, isPoolTaskMessage, POOL_CARRIER_KEY } from './protocol.js';
 import { wrap } from '../patch/wrap.js';
+import { kHybridDispatch } from '../compat/node-worker-threads.js';
+import type { HybridDispatchPort } from '../compat/node-worker-threads.js';
 import { enterContext } from './startup-context.js';
 import { acknowledgeFlush, flushSpansNow, unflushedSpans } from './worker-threads-worker.js';
 
@@ -25,9 +27,7 @@ import { acknowledgeFlush, flushSpansNow, unflushedSpans } from './worker-thread
  *   the pool asked: `terminate()` and the process's exit then skip it, or wait at most a slice.
  */
 
-const kHybridDispatch = Symbol.for('nodejs.internal.kHybridDispatch');
-
-type Port = import('node:worker_threads').MessagePort & { [kHybridDispatch]?: (data: unknown, type: string, event: unknown) => unknown };
+type Port = HybridDispatchPort;
 
 /** How long a pool worker with ended spans stays parked before it flushes them, ms. */
 const IDLE_FLUSH_MS = 50;

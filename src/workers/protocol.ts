@@ -1,5 +1,7 @@
+import { INTERNAL_MESSAGE_PREFIX } from '../compat/node-child-process.js';
 import { fillRandom } from '../provider/random-bytes.js';
 import { threadId } from './thread.js';
+import { stateKey } from '../state-key.js';
 
 /**
  * The hidden formats that carry a trace context across threads and processes, and how each side
@@ -132,7 +134,7 @@ export function isIpcCarrier(message: unknown, secret: string | undefined): mess
 export function isInternalIpcMessage(message: unknown): boolean {
   if (typeof message !== 'object' || message === null) return false;
   const cmd = (message as { cmd?: unknown }).cmd;
-  return typeof cmd === 'string' && cmd.length > 5 && cmd.startsWith('NODE_');
+  return typeof cmd === 'string' && cmd.length > INTERNAL_MESSAGE_PREFIX.length && cmd.startsWith(INTERNAL_MESSAGE_PREFIX);
 }
 
 /** The field added to a pool's internal task message (`{ task, taskId, filename, name }`). */
@@ -172,7 +174,7 @@ export function isPoolResponse(message: unknown): message is { taskId: number; e
  * carriers that arrive before the preload listens (`Symbol.for`: that file and the bundled preload
  * are separate module copies).
  */
-export const EARLY_IPC_KEY = Symbol.for('tracehook.ipc.early');
+export const EARLY_IPC_KEY = stateKey('ipc.early');
 
 /** The state {@link EARLY_IPC_KEY} holds. */
 export interface EarlyIpcState {

@@ -3,10 +3,13 @@ import type { Context } from '@opentelemetry/api';
 import { contextFromCarrier } from '../propagation/carrier-record.js';
 import type { Carrier } from './protocol.js';
 import { logDebug } from '../diag/logger.js';
-import { contextManager } from '../context/context-storage.js';
-import type { ContextManagerInternals } from '../context/context-storage.js';
 import { wrap } from '../patch/wrap.js';
+import type { EnteringContextManager } from '../compat/otel-context.js';
+import { asyncLocalStorageOf, contextManagerOf } from '../compat/otel-context.js';
 
+function contextManager(): EnteringContextManager | undefined {
+  return contextManagerOf(context);
+}
 
 /**
  * Makes `ctx` the active context for the rest of the current synchronous execution and everything
@@ -22,8 +25,9 @@ export function enterContext(ctx: Context): boolean {
       manager.attach(ctx);
       return true;
     }
-    if (typeof manager?._asyncLocalStorage?.enterWith === 'function') {
-      manager._asyncLocalStorage.enterWith(ctx);
+    const storage = asyncLocalStorageOf(manager);
+    if (storage !== undefined) {
+      storage.enterWith(ctx);
       return true;
     }
     logDebug('workers', 'the context manager has neither attach() nor _asyncLocalStorage.enterWith(): the app starts without its parent trace');
@@ -47,14 +51,14 @@ export function enterContext(ctx: Context): boolean {
 function inheritByDefault(ctx: Context): boolean {
   try {
     const manager = contextManager();
-    const storage = manager?._asyncLocalStorage;
-    if (manager === undefined || typeof storage?.getStore !== 'function') {
+    const storage = asyncLocalStorageOf(manager);
+    if (manager === undefined || storage === undefined) {
       logDebug('workers', 'the context manager is not AsyncLocalStorage-based (no _asyncLocalStorage.getStore()): on Node.js 24+ the app may start without its parent trace');
       return false;
     }
     const getStore = storage.getStore.bind(storage);
     const site = { component: 'workers', id: 'context-manager.active', otherwise: 'on Node.js 24+ the app may start without its parent trace' };
-    return wrap(manager as Required<Pick<ContextManagerInternals, 'active'>>, 'active', site, () => function active(): Context {
+    return wrap(manager as Required<Pick<EnteringContextManager, 'active'>>, 'active', site, () => function active(): Context {
       return getStore() ?? ctx;
     });
   } catch (err) {

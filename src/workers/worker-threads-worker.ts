@@ -1,6 +1,9 @@
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { logDebug } from '../diag/logger.js';
 import { wrap } from '../patch/wrap.js';
+import { kHybridDispatch } from '../compat/node-worker-threads.js';
+import type { HybridDispatchPort } from '../compat/node-worker-threads.js';
+import { activeSpanProcessorOf } from '../compat/otel-sdk.js';
 import { getPreloadState } from '../state.js';
 import { endSend, markProcessError, runFresh, runProcess, startSend } from './messaging-spans.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
@@ -14,12 +17,8 @@ import { CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, wait
  * served; the worker's top level runs in the context of the `new Worker()` call.
  */
 
-/** `Symbol.for`: Node's own key (lib/internal/event_target.js) for the dispatch every message goes through. */
-const kHybridDispatch = Symbol.for('nodejs.internal.kHybridDispatch');
-
-type Dispatch = (this: unknown, data: unknown, type: string, event: unknown) => unknown;
 type Listener = (...args: unknown[]) => unknown;
-type PortLike = import('node:worker_threads').MessagePort & { [kHybridDispatch]?: Dispatch };
+type PortLike = HybridDispatchPort;
 
 /**
  * Takes this worker's {@link WorkerEnvironmentData} and deletes it, so that workers the app starts
@@ -228,9 +227,8 @@ function trackEndedSpans(control: Int32Array): void {
  */
 function watchEndedSpans(): boolean {
   if (watching) return true;
-  const provider = getRegisteredProvider() as { _activeSpanProcessor?: { onEnd: (span: unknown) => void } } | undefined;
   const site = { component: 'workers', id: 'worker.TracerProvider._activeSpanProcessor.onEnd', otherwise: 'terminate() always asks this worker to flush' };
-  watching = wrap(provider?._activeSpanProcessor, 'onEnd', site, (onEnd) => function onEndTracked(this: unknown, span: unknown) {
+  watching = wrap(activeSpanProcessorOf(getRegisteredProvider()), 'onEnd', site, (onEnd) => function onEndTracked(this: unknown, span: unknown) {
     const result = onEnd.call(this, span);
     if (unflushed++ === 0 && holding !== undefined) Atomics.store(holding.control, CONTROL.HOLDS, 1);
     if (delayedFlush) {

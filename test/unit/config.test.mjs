@@ -3,6 +3,7 @@
 // Usage: npm run build && node --test test/unit/config.test.mjs
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
@@ -89,8 +90,9 @@ test('isDisabled: the early check agrees with readConfig for every spelling', ()
 });
 
 test('register.mjs: its inline disable check (made before it loads anything) agrees with isDisabled', () => {
-  // The preload marks its per-thread state under Symbol.for('tracehook.state') when it starts.
-  const probe = "process.stdout.write(String(globalThis[Symbol.for('tracehook.state')]?.started === true))";
+  // The preload marks its per-thread state under Symbol.for('tracehook@<version>:state') when it starts.
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const probe = `process.stdout.write(String(globalThis[Symbol.for('tracehook@${version}:state')]?.started === true))`;
   for (const value of ['true', ' TRUE ', 'yes', 'false']) {
     const env = { ...process.env, TRACEHOOK_DISABLED: value, OTEL_TRACES_EXPORTER: 'none', NODE_OPTIONS: '' };
     const r = spawnSync(process.execPath, ['--import', new URL('../../register.mjs', import.meta.url).href, '-e', probe], { env, encoding: 'utf8' });

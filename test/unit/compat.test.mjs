@@ -1,0 +1,356 @@
+// Every Node.js and library internal tracehook relies on (src/compat/, one module per target), checked on the running
+// Node.js version (CI runs this file on Node.js 20, 22, 24 and 26): (a) the internal is there and behaves as the code
+// that uses it assumes, against the real Node.js and the real packages; (b) when it is gone (simulated: an object
+// without it, a stubbed module) its accessor says so and the caller's fallback is taken without throwing.
+// Usage: npm run build && node --test test/unit/compat.test.mjs
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
+
+const root = new URL('../../', import.meta.url).pathname;
+const require = createRequire(import.meta.url);
+const dist = (file) => join(root, 'dist', file);
+const compat = (name) => require(dist(`compat/${name}.js`));
+const { wrap } = require(dist('patch/wrap.js'));
+const site = { component: 'test', id: 'compat.test', otherwise: 'nothing' };
+
+/** Runs `code` (CommonJS) in a fresh node and returns its stdout, trimmed; `compat` there requires dist/compat/<name>.js. */
+function runNode(code, options = {}) {
+  const prelude = `const compat = (name) => require(${JSON.stringify(dist('compat'))} + '/' + name + '.js');\n`;
+  return execFileSync(process.execPath, ['-e', prelude + code], { encoding: 'utf8', cwd: root, ...options }).trim();
+}
+
+test('kHybridDispatch: a worker\'s parentPort has it, and an own property there sees each message before its listener', async () => {
+  const code = `
+    const { parentPort } = require('node:worker_threads');
+    const { kHybridDispatch, hybridDispatchOf } = require(${JSON.stringify(dist('compat/node-worker-threads.js'))});
+    const original = hybridDispatchOf(parentPort);
+    const seen = [];
+    parentPort[kHybridDispatch] = function (data, type, event) { seen.push([type, data]); return original.call(this, data, type, event); };
+    parentPort.once('message', (m) => parentPort.postMessage({ present: typeof original, seen, got: m }));`;
+  const worker = new Worker(code, { eval: true });
+  const reply = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  worker.postMessage('hello');
+  const { present, seen, got } = await reply;
+  await worker.terminate();
+  assert.equal(present, 'function');
+  assert.equal(got, 'hello');
+  assert.deepEqual(seen, [['message', 'hello']]);
+});
+
+test('kHybridDispatch gone: the accessor says undefined and the patch is skipped without a throw', () => {
+  const { kHybridDispatch, hybridDispatchOf } = compat('node-worker-threads');
+  const port = new EventEmitter();
+  assert.equal(hybridDispatchOf(port), undefined);
+  assert.equal(hybridDispatchOf(undefined), undefined);
+  assert.equal(wrap(port, kHybridDispatch, site, (d) => d), false);
+  assert.equal(Object.getOwnPropertySymbols(port).includes(kHybridDispatch), false);
+});
+
+test('Module internals: _cache is require.cache, _nodeModulePaths lists node_modules folders, _load is require', () => {
+  const { moduleInternals, moduleLoad } = compat('node-module');
+  const Module = moduleInternals();
+  assert.ok(Module, 'Module._cache / Module._nodeModulePaths');
+  assert.equal(Module._cache, require.cache);
+  assert.ok(Module._nodeModulePaths('/a/b').includes('/a/b/node_modules'));
+  const m = new Module('/x/y.js');
+  assert.equal(typeof m.exports, 'object');
+  assert.equal(moduleLoad()('node:path', null, false), require('node:path'));
+});
+
+test('Module internals gone: the accessors say undefined (callers then require() the bundle and leave shared modules alone)', () => {
+  const { moduleInternals, moduleLoad } = compat('node-module');
+  assert.equal(moduleInternals({ _cache: {}, _nodeModulePaths() {} }), undefined, 'not a class');
+  assert.equal(moduleInternals(class {}), undefined);
+  assert.equal(moduleInternals(Object.assign(class {}, { _cache: {} })), undefined, 'no _nodeModulePaths');
+  assert.equal(moduleLoad({}), undefined);
+  // Node.js's own loader reads these same properties, so they cannot be taken away from a running process to test
+  // the callers: load-bundle.ts and shared-modules.ts return at `moduleInternals(...) === undefined`.
+});
+
+test('process.moduleLoadList: a built-in appears as `NativeModule <id>` once loaded', () => {
+  const out = runNode(`
+    const { moduleLoadList, isBuiltinInLoadList } = compat('node-loaded-modules');
+    const before = isBuiltinInLoadList(moduleLoadList(), 'https');
+    require('node:https');
+    console.log(JSON.stringify([Array.isArray(moduleLoadList()), before, isBuiltinInLoadList(moduleLoadList(), 'https'), moduleLoadList().includes('NativeModule https')]));`);
+  assert.deepEqual(JSON.parse(out), [true, false, true, true]);
+});
+
+test('process.moduleLoadList gone: every built-in counts as loaded (callers patch at once)', () => {
+  const { moduleLoadList, isBuiltinInLoadList } = compat('node-loaded-modules');
+  assert.equal(moduleLoadList({}), undefined);
+  assert.equal(moduleLoadList({ moduleLoadList: 'x' }), undefined);
+  assert.equal(isBuiltinInLoadList(undefined, 'https'), true);
+  const out = runNode(`
+    Object.defineProperty(process, 'moduleLoadList', { value: undefined });
+    const { isBuiltinLoaded } = require(${JSON.stringify(dist('patch/builtin-loaded.js'))});
+    console.log(isBuiltinLoaded('https'));`);
+  assert.equal(out, 'true');
+});
+
+test('envPairs: ChildProcess#spawn receives the environment as NAME=value pairs', () => {
+  const { envPairsOf } = compat('node-child-process');
+  const { ChildProcess } = require('node:child_process');
+  const original = ChildProcess.prototype.spawn;
+  let seen;
+  ChildProcess.prototype.spawn = function (options) {
+    seen = envPairsOf(options);
+    return original.call(this, options);
+  };
+  try {
+    spawn(process.execPath, ['-e', ''], { env: { TRACEHOOK_COMPAT_TEST: 'yes' }, stdio: 'ignore' });
+  } finally {
+    ChildProcess.prototype.spawn = original;
+  }
+  assert.ok(Array.isArray(seen), 'options.envPairs');
+  assert.ok(seen.includes('TRACEHOOK_COMPAT_TEST=yes'));
+});
+
+test("'internalMessage': a NODE_ message reaches 'internalMessage' and never 'message'", async () => {
+  const { INTERNAL_MESSAGE_EVENT, INTERNAL_MESSAGE_PREFIX } = compat('node-child-process');
+  const code = `
+    process.on(${JSON.stringify(INTERNAL_MESSAGE_EVENT)}, (m) => { if (m && m.cmd === 'NODE_TRACEHOOK_COMPAT') process.send({ internal: m.cmd }); });
+    process.on('message', (m) => { process.send({ user: m }); process.disconnect(); });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const got = [];
+  child.on('message', (m) => got.push(m));
+  child.send({ cmd: `${INTERNAL_MESSAGE_PREFIX}TRACEHOOK_COMPAT` });
+  child.send({ app: 1 });
+  await new Promise((resolve) => child.on('exit', resolve));
+  assert.deepEqual(got, [{ internal: 'NODE_TRACEHOOK_COMPAT' }, { user: { app: 1 } }]);
+});
+
+test('envPairs gone: the accessor says undefined and the child starts without the preload, never failing', () => {
+  const { envPairsOf } = compat('node-child-process');
+  assert.equal(envPairsOf({}), undefined);
+  assert.equal(envPairsOf(undefined), undefined);
+  assert.equal(envPairsOf({ envPairs: 'A=1' }), undefined);
+  const out = runNode(`
+    const { ChildProcess, spawnSync } = require('node:child_process');
+    require(${JSON.stringify(dist('workers/child-process.js'))}).installChildProcessParent();
+    // Outside tracehook's wrapper: the options it sees have no envPairs (Node.js then passes its own environment).
+    const spawn = ChildProcess.prototype.spawn;
+    ChildProcess.prototype.spawn = function (options) { const { envPairs, ...rest } = options; return spawn.call(this, rest); };
+    const r = require('node:child_process').spawnSync(process.execPath, ['-e', 'console.log(1)'], { encoding: 'utf8' });
+    const c = require('node:child_process').spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    c.on('exit', (code) => console.log(r.stdout.trim() + code));`);
+  assert.equal(out, '10');
+});
+
+test('node:https builds its global agent through _http_agent.Agent as it loads, for an ES module import too', () => {
+  const out = runNode(`
+    const agents = compat('node-https').httpAgentModule();
+    const original = agents.Agent;
+    let calls = 0;
+    agents.Agent = function Agent(...args) { calls++; return Reflect.apply(original, this, args); };
+    agents.Agent.prototype = original.prototype;
+    Object.setPrototypeOf(agents.Agent, original);
+    import('node:https').then((https) => console.log(calls, https.globalAgent instanceof original));`);
+  assert.equal(out, '1 true');
+});
+
+test('_http_agent gone: the accessor says undefined', () => {
+  const { httpAgentModule } = compat('node-https');
+  assert.ok(httpAgentModule());
+  assert.equal(httpAgentModule(() => ({})), undefined);
+  assert.equal(
+    httpAgentModule(() => {
+      throw new Error('Cannot find module');
+    }),
+    undefined,
+  );
+});
+
+/** Runs a child that listens for SIGUSR2, removes its listener (reporting a count of `countDuringRemove` while it does, when set) and sends itself SIGUSR2. */
+function signalAfterLastListenerRemoved(countDuringRemove) {
+  const code = `
+    const f = () => {};
+    process.on('SIGUSR2', f);
+    const listenerCount = process.listenerCount;
+    ${countDuringRemove === undefined ? '' : `process.listenerCount = function (type) { return type === 'SIGUSR2' ? ${countDuringRemove} : listenerCount.apply(this, arguments); };`}
+    process.removeListener('SIGUSR2', f);
+    process.listenerCount = listenerCount;
+    process.kill(process.pid, 'SIGUSR2');
+    setTimeout(() => console.log('alive'), 100);`;
+  return spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' });
+}
+
+test("a signal's handle closes with its last listener, judged by process.listenerCount during 'removeListener'", () => {
+  assert.equal(typeof compat('node-signals').signalHandleListener(), 'function', "Node.js's stopListeningIfSignal");
+  const closed = signalAfterLastListenerRemoved(undefined);
+  assert.equal(closed.signal, 'SIGUSR2', 'handle closed: the default action ends the process');
+  const kept = signalAfterLastListenerRemoved(1);
+  assert.equal(kept.status, 0, 'handle kept open: the signal is caught');
+  assert.equal(kept.stdout.trim(), 'alive');
+});
+
+test('the signal-handle listener gone: the accessor says undefined', () => {
+  assert.equal(compat('node-signals').signalHandleListener(new EventEmitter()), undefined);
+});
+
+test("SDK: BasicTracerProvider's _activeSpanProcessor sees every span end; BatchSpanProcessor's _flushOneBatch arms its export timer", async () => {
+  const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, InMemorySpanExporter } = require('@opentelemetry/sdk-trace-base');
+  const { activeSpanProcessorOf, spanProcessorListOf, hasFlushOneBatch, FLUSH_ONE_BATCH } = compat('otel-sdk');
+  const hanging = { export() {}, shutdown: async () => {} };
+  const batch = new BatchSpanProcessor(hanging, { scheduledDelayMillis: 1e9 });
+  const simple = new SimpleSpanProcessor(new InMemorySpanExporter());
+  const provider = new BasicTracerProvider({ spanProcessors: [simple, batch] });
+  const active = activeSpanProcessorOf(provider);
+  assert.equal(typeof active?.onEnd, 'function');
+  assert.deepEqual(spanProcessorListOf(provider), [simple, batch]);
+  let ended = 0;
+  const onEnd = active.onEnd;
+  active.onEnd = function (span) {
+    ended++;
+    return onEnd.call(this, span);
+  };
+  provider.getTracer('t').startSpan('s').end();
+  assert.equal(ended, 1);
+  assert.equal(hasFlushOneBatch(batch), true);
+  assert.equal(hasFlushOneBatch(simple), false);
+  const timers = [];
+  const setTimeoutBefore = globalThis.setTimeout;
+  globalThis.setTimeout = function (...args) {
+    const t = setTimeoutBefore(...args);
+    timers.push(t);
+    return t;
+  };
+  try {
+    batch[FLUSH_ONE_BATCH]();
+  } finally {
+    globalThis.setTimeout = setTimeoutBefore;
+  }
+  assert.ok(timers.length >= 1, '_flushOneBatch sets its export time-out timer synchronously');
+  for (const t of timers) clearTimeout(t);
+});
+
+test('SDK internals gone: the accessors say so and unrefExportTimers does nothing, without a throw', () => {
+  const { activeSpanProcessorOf, spanProcessorListOf, hasFlushOneBatch } = compat('otel-sdk');
+  assert.equal(activeSpanProcessorOf({}), undefined);
+  assert.equal(activeSpanProcessorOf({ _activeSpanProcessor: {} }), undefined);
+  assert.equal(spanProcessorListOf({ _activeSpanProcessor: { onEnd() {} } }), undefined);
+  assert.equal(hasFlushOneBatch({}), false);
+  const { spanProcessorsOf, unrefExportTimers } = require(dist('preload/unref-timers.js'));
+  assert.deepEqual(spanProcessorsOf({}), []);
+  unrefExportTimers({ _activeSpanProcessor: { onEnd() {}, _spanProcessors: [{ onEnd() {} }] } });
+});
+
+test("context-async-hooks: AsyncLocalStorageContextManager's _asyncLocalStorage enters a context with enterWith()", async () => {
+  const api = require('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+  const { asyncLocalStorageOf, contextManagerOf } = compat('otel-context');
+  const manager = new AsyncLocalStorageContextManager().enable();
+  api.context.setGlobalContextManager(manager);
+  try {
+    assert.equal(contextManagerOf(api.context), manager);
+    const storage = asyncLocalStorageOf(manager);
+    assert.ok(storage, '_asyncLocalStorage with enterWith and getStore');
+    const key = api.createContextKey('compat');
+    const ctx = api.ROOT_CONTEXT.setValue(key, 1);
+    await new Promise((resolve) =>
+      setImmediate(() => {
+        storage.enterWith(ctx);
+        assert.equal(storage.getStore(), ctx);
+        assert.equal(api.context.active().getValue(key), 1);
+        setImmediate(() => resolve(assert.equal(api.context.active().getValue(key), 1)));
+      }),
+    );
+  } finally {
+    api.context.disable();
+  }
+});
+
+test('_asyncLocalStorage gone: the accessor says undefined and entering the startup context returns false', () => {
+  const api = require('@opentelemetry/api');
+  const { asyncLocalStorageOf, contextManagerOf } = compat('otel-context');
+  assert.equal(asyncLocalStorageOf({}), undefined);
+  assert.equal(asyncLocalStorageOf({ _asyncLocalStorage: { enterWith() {} } }), undefined);
+  assert.equal(contextManagerOf({}), undefined);
+  const manager = { active: () => api.ROOT_CONTEXT, with: (c, fn, t, ...a) => fn.call(t, ...a), bind: (c, t) => t, enable() { return this; }, disable() { return this; } };
+  api.context.setGlobalContextManager(manager);
+  try {
+    const { enterContext } = require(dist('workers/startup-context.js'));
+    assert.equal(enterContext(api.ROOT_CONTEXT), false);
+  } finally {
+    api.context.disable();
+  }
+});
+
+test("OTLP exporter: _delegate._transport is the retrying transport with retry()", () => {
+  const { otlpTransportOf } = compat('otel-otlp-exporter');
+  for (const pkg of ['@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/exporter-trace-otlp-proto']) {
+    const { OTLPTraceExporter } = require(pkg);
+    const transport = otlpTransportOf(new OTLPTraceExporter());
+    assert.equal(typeof transport?.retry, 'function', pkg);
+  }
+  assert.equal(otlpTransportOf({}), undefined);
+  assert.equal(otlpTransportOf({ _delegate: { _transport: 1 } }), undefined);
+});
+
+test("piscina and tinypool: a TaskInfo is an AsyncResource of type <Pool>.Task with releaseTask() before its post, and done()", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracehook-compat-'));
+  writeFileSync(join(dir, 'task.js'), 'module.exports = (x) => x * 2;\n');
+  const out = runNode(`
+    const { poolOfTaskType, hasTaskInfoMethods } = compat('pools');
+    const hooks = require('node:async_hooks');
+    const { MessagePort } = require('node:worker_threads');
+    const events = [];
+    const Original = hooks.AsyncResource;
+    hooks.AsyncResource = class AsyncResource extends Original {
+      constructor(type, options) {
+        super(type, options);
+        const pool = poolOfTaskType(type);
+        if (pool === undefined) return;
+        const proto = new.target.prototype;
+        events.push({ pool, methods: hasTaskInfoMethods(proto) });
+        if (!proto.__seen) {
+          proto.__seen = true;
+          const release = proto.releaseTask;
+          proto.releaseTask = function () { events.push({ pool, released: this.taskId }); return release.apply(this, arguments); };
+        }
+      }
+    };
+    require('node:module').syncBuiltinESMExports();
+    const post = MessagePort.prototype.postMessage;
+    MessagePort.prototype.postMessage = function (m) { if (m && m.taskId !== undefined) events.push({ posted: m.taskId }); return post.apply(this, arguments); };
+    (async () => {
+      const Piscina = require('piscina');
+      const { Tinypool } = await import('tinypool');
+      for (const Pool of [Piscina, Tinypool]) {
+        const pool = new Pool({ filename: ${JSON.stringify(join(dir, 'task.js'))}, maxThreads: 1, minThreads: 1 });
+        events.push({ result: await pool.run(21) });
+        await pool.destroy();
+      }
+      console.log(JSON.stringify(events));
+    })();`);
+  const events = JSON.parse(out);
+  for (const pool of ['piscina', 'tinypool']) {
+    const created = events.find((e) => e.pool === pool && 'methods' in e);
+    assert.deepEqual(created, { pool, methods: true }, pool);
+    const released = events.findIndex((e) => e.pool === pool && 'released' in e);
+    assert.ok(released >= 0, `${pool}: releaseTask() called`);
+    assert.equal(typeof events[released].released, 'number', `${pool}: taskId`);
+    assert.equal(events[released + 1]?.posted, events[released].released, `${pool}: the post of that task follows releaseTask()`);
+  }
+  assert.deepEqual(events.filter((e) => 'result' in e), [{ result: 42 }, { result: 42 }]);
+});
+
+test('pool TaskInfo gone: no pool matches and a prototype without its methods is refused', () => {
+  const { poolOfTaskType, hasTaskInfoMethods } = compat('pools');
+  assert.equal(poolOfTaskType('Piscina.Task'), 'piscina');
+  assert.equal(poolOfTaskType('Tinypool.Task'), 'tinypool');
+  assert.equal(poolOfTaskType('toString'), undefined);
+  assert.equal(poolOfTaskType('Other.Task'), undefined);
+  assert.equal(hasTaskInfoMethods({ releaseTask() {} }), false);
+  assert.equal(hasTaskInfoMethods(undefined), false);
+});
