@@ -1,10 +1,11 @@
 import type { TracehookConfig } from './environment.js';
 import { readConfig } from './environment.js';
+import { stateKey } from '../state-key.js';
 
 // Under Symbol.for on globalThis, not in a module variable: one process loads this file in up to
 // three copies (the bundle, dist/api.js, dist/workers/ipc-entry.js), and all of a thread's copies must
 // see the one configuration read (docs/architecture.md, "Invariants").
-const CONFIG_KEY = Symbol.for('tracehook.config');
+const CONFIG_KEY = stateKey('config');
 
 type GlobalWithConfig = typeof globalThis & { [CONFIG_KEY]?: TracehookConfig };
 

@@ -9,6 +9,7 @@ import { withUnrefTimers } from '../preload/unref-timers.js';
 import { getPreloadState } from '../state.js';
 import { spansToOtlpJson } from './json-trace-serializer.js';
 import { keepPartialSuccess, partialSuccessOf, withRejection } from './partial-success.js';
+import { stateKey } from '../state-key.js';
 
 /** Where and how the spans of the `exit` event are sent. */
 export interface ExitSendTarget {
@@ -29,7 +30,7 @@ export interface ExitSafeExport {
   sendInFlightNow(): void;
 }
 
-const REGISTRY_KEY = Symbol.for('tracehook.exitSafeExporters');
+const REGISTRY_KEY = stateKey('exitSafeExporters');
 
 /** The ExitSafeSpanExporters of this thread (shared by every copy of this module). */
 export function exitSafeExporters(): Set<ExitSafeExport> {

@@ -2,6 +2,7 @@ import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { logDebug } from '../diag/logger.js';
+import { stateKey } from '../state-key.js';
 
 /** What a backend's OTLP partial success says: how many spans of one request it rejected, and why. */
 export interface RejectedSpans {
@@ -12,7 +13,7 @@ export interface RejectedSpans {
 }
 
 // Symbol.for: the exporter and the span processor may come from different copies of this module.
-const REJECTED = Symbol.for('tracehook.rejectedSpans');
+const REJECTED = stateKey('rejectedSpans');
 
 /**
  * The `error` of a SUCCESS export result whose backend rejected some of the spans: the export

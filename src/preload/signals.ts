@@ -1,6 +1,7 @@
 import { constants } from 'node:os';
 import { logDebug } from '../diag/logger.js';
 import { isPatched, wrap } from '../patch/wrap.js';
+import { stateKey } from '../state-key.js';
 
 /**
  * The signals whose default action ends the process and after which spans are flushed. SIGHUP is
@@ -44,7 +45,7 @@ interface SignalPatch {
   seq: number;
 }
 
-const PATCH_KEY = Symbol.for('tracehook.signals');
+const PATCH_KEY = stateKey('signals');
 
 type Listener = (...args: unknown[]) => unknown;
 type ProcessWithPatch = NodeJS.Process & { [PATCH_KEY]?: SignalPatch };

@@ -48,16 +48,6 @@ const UNVERSIONED = {
   'src/state.ts:tracehook.running': 'which version started in this thread: every version must see it, so only one starts (a string, never an object)',
 };
 
-/**
- * Unversioned keys in files this change did not touch (their owners are changing them on other branches): to move
- * to stateKey(). The test fails when one of them is versioned, so that the entry goes too.
- */
-const PENDING = {
-  'src/config/current.ts:tracehook.config': 'the configuration object',
-  'src/exporters/exit-safe-span-exporter.ts:tracehook.exitSafeExporters': 'the exit exporters registry',
-  'src/preload/signals.ts:tracehook.signals': 'the signal patch state',
-  'src/instrumentations/routes/http-route.ts:tracehook.http.rpcMetadata': "the route's RPC metadata key",
-};
 
 /** The dist/ files (relative) that `from` loads through relative `require()`s, transitively. */
 function requireGraph(from) {
@@ -131,7 +121,7 @@ test("every tracehook Symbol.for key is versioned through stateKey(), but the li
     }
   };
   walk('src');
-  const allowed = { ...UNVERSIONED, ...PENDING };
+  const allowed = UNVERSIONED;
   assert.deepEqual(keys.filter((k) => !(k in allowed)), [], 'use stateKey(name) (src/state-key.ts) for a new key');
   assert.deepEqual(Object.keys(allowed).filter((k) => !keys.includes(k)), [], 'listed keys that are gone or versioned now: delete their entries');
 });

@@ -2,11 +2,12 @@ import type { Context } from '@opentelemetry/api';
 import * as api from '@opentelemetry/api';
 import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
+import { stateKey } from '../../state-key.js';
 
 const { context } = api;
 
 // Shared across copies of tracehook in one process: the first copy's wrapper serves them all.
-const kContext = Symbol.for('tracehook.http.eventContext');
+const kContext = stateKey('http.eventContext');
 
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
 type WithContext = { [kContext]?: Context };

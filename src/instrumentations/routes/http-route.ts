@@ -3,9 +3,10 @@ import * as api from '@opentelemetry/api';
 import { RPCType, getRPCMetadata, setRPCMetadata } from '@opentelemetry/core';
 import type { RPCMetadata } from '@opentelemetry/core';
 import { bound } from '../http/request-values.js';
+import { stateKey } from '../../state-key.js';
 
 // Shared across copies of tracehook in one process (a bundle beside unbundled files).
-const kRpc = Symbol.for('tracehook.http.rpcMetadata');
+const kRpc = stateKey('http.rpcMetadata');
 type WithRpc = { [kRpc]?: RPCMetadata };
 
 /**
