@@ -157,7 +157,7 @@ test('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL wins over OTEL_EXPORTER_OTLP_PROTOCOL (
 // counted as exported. Its spans are counted as dropped, "rejected by backend", with one line carrying the
 // backend's message, made printable (control characters escaped).
 const REJECTION = 'span too large\u001b[31m\nfake line';
-const PRINTED = 'span too large\\u001b[31m\\u000afake line';
+const PRINTED = 'span too large\\x1b[31m\\x0afake line'; // as src/diag/control-chars.ts escapes
 const PARTIAL_CASES = [
   { protocol: 'http/protobuf', mode: 'normal' },
   { protocol: 'http/json', mode: 'normal' },

@@ -3,6 +3,7 @@ import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { logDebug } from '../diag/logger.js';
 import { stateKey } from '../state-key.js';
+import { escapeControlChars } from '../diag/control-chars.js';
 
 /** What a backend's OTLP partial success says: how many spans of one request it rejected, and why. */
 export interface RejectedSpans {
@@ -98,12 +99,9 @@ export function withRejection(result: ExportResult, rejected: RejectedSpans | un
 }
 
 /**
- * `text` made safe for one diagnostic line: control characters (C0, C1, DEL, line and paragraph
- * separators) written as `\uXXXX`, cut to `max` characters with `…`. A minimal local version for a
- * backend's `errorMessage`; the project's shared escaping function is to replace it.
+ * `text` made safe for one diagnostic line: control characters escaped by the one escaper
+ * ({@link escapeControlChars}), cut to `max` characters with `…` (a backend's `errorMessage` is unbounded).
  */
 export function printable(text: string, max = 200): string {
-  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
-  // eslint-disable-next-line no-control-regex
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeControlChars(text.length > max ? `${text.slice(0, max)}…` : text);
 }
