@@ -5,7 +5,7 @@
 // traced app's stderr nor `tracehook export`'s.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -139,4 +139,33 @@ test("tracehook export prints a backend's reason phrase and body escaped", async
   assert.equal(code, 1, stderr);
   assert.match(stderr, /answered HTTP 400 Bad\\x1b\]0;owned\\x07.*: bad request \\x1b\]0;owned\\x07/);
   assert.doesNotMatch(stderr, RAW_CONTROL, JSON.stringify(stderr));
+});
+
+test('file names of a span directory (whoever wrote it) reach view, export and ui escaped', async (t) => {
+  const dir = tempDir(t);
+  // A FIFO is skipped by name, and the name is the directory writer's choice.
+  execFileSync('mkfifo', [join(dir, `x${OSC_TITLE}${C1_CSI}.jsonl`)]);
+  for (const args of [['view', dir], ['export', dir, '--endpoint', 'http://127.0.0.1:9/']]) {
+    const out = await cli(args);
+    assert.match(out.stderr, /skipped 1 file/, `${args[0]}: ${out.stderr}`);
+    assert.match(out.stderr, /x\\x1b\]0;owned\\x07\\x9b31m\.jsonl/, args[0]);
+    assert.doesNotMatch(out.stdout + out.stderr, RAW_CONTROL, args[0]);
+  }
+  const ui = spawn(process.execPath, ['bin/tracehook.mjs', 'ui', dir, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => ui.kill('SIGKILL'));
+  const url = await new Promise((resolve) => {
+    let text = '';
+    ui.stdout.on('data', (d) => {
+      text += d;
+      const m = /on (http:\S+\/) /.exec(text);
+      if (m) resolve(m[1]);
+    });
+  });
+  let stderr = '';
+  ui.stderr.on('data', (d) => (stderr += d));
+  // The index reads the directory when the page asks for the traces.
+  assert.equal((await fetch(`${url}api/traces`)).status, 200);
+  await new Promise((r) => setTimeout(r, 200));
+  assert.match(stderr, /x\\x1b\]0;owned\\x07\\x9b31m\.jsonl/, stderr);
+  assert.doesNotMatch(stderr, RAW_CONTROL);
 });

@@ -17,6 +17,7 @@ import type { SpanFileOptions } from '../span-file/span-files';
 import { buildLivePage, pageData, pageTrace } from './ui/page';
 import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
 import type { ViewIO } from './view';
+import { escapeControlChars } from '../diag/control-chars';
 
 /** The port `tracehook ui` listens on unless told otherwise. */
 export const DEFAULT_UI_PORT = 7476;
@@ -154,7 +155,7 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
  */
 export async function runUi(argv: string[], io: ViewIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const fail = (message: string): number => {
-    io.stderr.write(`tracehook ui: ${message}\n`);
+    io.stderr.write(`tracehook ui: ${escapeControlChars(message)}\n`);
     return 1;
   };
   let parsed;
@@ -171,20 +172,20 @@ export async function runUi(argv: string[], io: ViewIO = { stdout: process.stdou
   const port = values.port === undefined ? DEFAULT_UI_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port: expected a port number 0..65535, got ${JSON.stringify(values.port)}`);
   const { paths, notes } = await spanPaths(positionals, io.env);
-  for (const note of notes) io.stderr.write(`tracehook ui: ${note}\n`);
+  for (const note of notes) io.stderr.write(`tracehook ui: ${escapeControlChars(note)}\n`);
   if (paths.length === 0) return fail('no spans found (pass a directory or file, or set TRACEHOOK_SPANS_DIR)');
   const missing = await firstMissing(paths);
   if (missing !== undefined) return fail(`${missing}: no such file or directory`);
 
   let server: UiServer;
   try {
-    const onSkippedFile = (line: string) => io.stderr.write(`tracehook ui: skipped ${line}\n`);
+    const onSkippedFile = (line: string) => io.stderr.write(`tracehook ui: skipped ${escapeControlChars(line)}\n`);
     server = await startUiServer(paths, port, { anyOwner: values['any-owner'] === true, onSkippedFile });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return fail(code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is in use (choose another with --port)` : `cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`);
   }
-  io.stdout.write(`tracehook ui: ${paths.join(', ')} on ${server.url} (Ctrl-C to stop)\n`);
+  io.stdout.write(`tracehook ui: ${escapeControlChars(paths.join(', '))} on ${server.url} (Ctrl-C to stop)\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

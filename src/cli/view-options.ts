@@ -6,6 +6,7 @@ import { access } from 'node:fs/promises';
 import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
 import { defaultSpanDirs } from '../span-file/span-files';
 import { parseDurationMs, parseTimeMs, type TraceFilter } from '../span-file/trace-filter';
+import { escapeControlChars } from '../diag/control-chars';
 
 /** parseArgs option specs of the filter flags. */
 export const FILTER_OPTIONS = {
@@ -113,7 +114,8 @@ export async function spanPaths(positionals: string[], env: Record<string, strin
 export function skippedFilesNote(command: string, skipped: ReadonlyMap<string, string>): string {
   if (skipped.size === 0) return '';
   const reasons = [...skipped.values()];
-  const shown = reasons.slice(0, SKIPPED_FILES_SHOWN);
+  // File names come from the directory, whoever wrote it: escaped like span data.
+  const shown = reasons.slice(0, SKIPPED_FILES_SHOWN).map((reason) => escapeControlChars(reason));
   if (reasons.length > shown.length) shown.push(`and ${reasons.length - shown.length} more`);
   return `tracehook ${command}: skipped ${skipped.size} file${skipped.size === 1 ? '' : 's'}:\n  ${shown.join('\n  ')}\n`;
 }
