@@ -24,7 +24,7 @@ for (const preload of [['--require', join(ROOT, 'register.cjs')], ['--import', '
 
   test(`${preload[0]}: the preload is one bundle and its loader, with none of dist/'s other files`, (t) => {
     const files = loadedFiles(t, preload, "require('node:http')");
-    assert.deepEqual(files.filter((f) => f.startsWith('dist/')).sort(), ['dist/preload.bundle.js', 'dist/preload/load-bundle.js', 'dist/state.js']);
+    assert.deepEqual(files.filter((f) => f.startsWith('dist/')).sort(), ['dist/preload.bundle.js', 'dist/preload/load-bundle.js']);
   });
 }
 
