@@ -6,6 +6,7 @@ import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { readConfig } from '../dist/config/environment.js';
 import { createOtlpSpanExporter } from '../dist/exporters/otlp-span-exporter.js';
+import { stateKey } from '../dist/state-key.js';
 import { decodeExportRequest } from '../dist/span-file/decode.js';
 import { startReceiver } from './helpers/otlp-receiver.mjs';
 import { readSpans, spansDir, start } from './helpers/fixture.mjs';
@@ -28,7 +29,7 @@ async function postedBody(protocol, encoder, spans) {
   const receiver = await startReceiver();
   // tracehook reads its configuration once per thread (src/config/current.ts): this test sets that
   // read; the OTLP exporter packages read OTEL_EXPORTER_OTLP_* from process.env themselves.
-  const CONFIG_KEY = Symbol.for('tracehook.config');
+  const CONFIG_KEY = stateKey('config');
   const saved = { config: globalThis[CONFIG_KEY], env: { ...process.env } };
   const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, TRACEHOOK_OTLP_ENCODER: encoder };
   Object.assign(process.env, env);
