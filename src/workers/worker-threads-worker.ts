@@ -1,5 +1,4 @@
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
-import { logDebug } from '../diag/logger.js';
 import { wrap } from '../patch/wrap.js';
 import { getPreloadState } from '../state.js';
 import { endSend, markProcessError, runFresh, runProcess, startSend } from './messaging-spans.js';
