@@ -64,11 +64,14 @@ export class BatchQueue<E extends QueuedCall> {
   private arm(call: E): void {
     this.disarm();
     this.timerFor = call;
-    this.timer = setTimeout(() => {
-      this.timer = this.timerFor = undefined;
-      call.due = true;
-      this.schedule();
-    }, Math.max(0, Math.ceil(call.enqueuedAt + this.limits.waitMs - performance.now())));
+    this.timer = setTimeout(
+      () => {
+        this.timer = this.timerFor = undefined;
+        call.due = true;
+        this.schedule();
+      },
+      Math.max(0, Math.ceil(call.enqueuedAt + this.limits.waitMs - performance.now())),
+    );
   }
 
   private disarm(): void {

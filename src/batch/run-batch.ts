@@ -45,7 +45,10 @@ export async function runBatch<T, R>(handler: BatchHandler<T, R>, name: string, 
 
 // The batch span, and on each caller's span its place in the batch, its wait and a link to the batch span.
 function startLinkedBatchSpan<T, R>(name: string, calls: BatchCall<T, R>[]): { span: Span; parent: Context } {
-  const started = startLinkedSpan({ name: `${name} batch` }, calls.map((e) => e.ctx));
+  const started = startLinkedSpan(
+    { name: `${name} batch` },
+    calls.map((e) => e.ctx),
+  );
   const startedAt = performance.now();
   const batchLink = { context: started.span.spanContext() };
   calls.forEach((e, index) => {
