@@ -33,6 +33,7 @@ test('OTEL_TRACES_EXPORTER=none: no span file and nothing printed (control: file
     run('exit-app.mjs', { args: ['normal', '2'], env: { TRACEHOOK_SPANS_DIR: control, OTEL_TRACES_EXPORTER: 'file' } }),
   ]);
   assert.deepEqual([none.code, none.stdout, none.stderr], [0, '', '']);
+  assert.equal(file.code, 0, file.stderr);
   assert.deepEqual(await readSpans(dir), []);
   assert.deepEqual((await readSpans(control)).map((s) => s.name).sort(), NAMES);
 });

@@ -34,7 +34,7 @@ test('npm run demo prints a trace that crosses the front, the gRPC service and t
   // Stopped by SIGTERM and exited by it (after the flush), none had to be killed.
   assert.match(stdout, /^stopped with SIGTERM: front \(signal SIGTERM\), grpc-service \(signal SIGTERM\), downstream \(signal SIGTERM\)$/m, context);
   // The trees themselves: a gRPC server span under the front's gRPC client span.
-  assert.match(stdout, /[├└]─ grpc\.demo\.Pricing\/GetQuote +CLIENT .* front\[\d+\] .*\n.*[│ ]  └─ grpc\.demo\.Pricing\/GetQuote +SERVER .* grpc-service\[\d+\]/, context);
+  assert.match(stdout, /[├└]─ grpc\.demo\.Pricing\/GetQuote +CLIENT .* front\[\d+\] .*\n.*[│ ] {2}└─ grpc\.demo\.Pricing\/GetQuote +SERVER .* grpc-service\[\d+\]/, context);
   assert.doesNotMatch(stdout, /^check FAIL/m, context);
   // It ends with how to open the traces in the browser, and the page exists.
   const ui = new RegExp(`\\nin the browser: npx tracehook ui ${spansDir} .*\\nor open the file: (file://\\S+/traces\\.html)\\n$`).exec(stdout);

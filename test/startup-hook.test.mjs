@@ -42,7 +42,7 @@ test('a hook named by `tracehook run --tracing-startup-hook` runs once in the ap
   assert.equal(result.signal, 'SIGTERM');
 });
 
-test('built-in hooks by short name: console prints spans to stdout', async (t) => {
+test('built-in hooks by short name: console prints spans to stdout', async () => {
   const app = start('exit-app.mjs', { args: ['normal', '2'], env: { TRACEHOOK_STARTUP_HOOK: 'console' } });
   const { code, stdout } = await app.done;
   assert.equal(code, 0);

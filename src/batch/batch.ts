@@ -1,10 +1,8 @@
 import { context, SpanKind, trace } from '@opentelemetry/api';
-import type { Context, Span } from '@opentelemetry/api';
-import { warnOnce } from '../diag/logger.js';
-import { endSpan, markSpanError } from '../context/span-error.js';
 import { getApiTracer } from '../context/tracer.js';
-import { BATCH_INDEX_ATTRIBUTE, BATCH_SIZE_ATTRIBUTE, BATCH_WAIT_MS_ATTRIBUTE } from './batch-attributes.js';
-import { startLinkedSpan } from './start-batch-span.js';
+import { BatchQueue } from './batch-queue.js';
+import { runBatch } from './run-batch.js';
+import type { BatchCall } from './run-batch.js';
 
 /** Options of {@link batch}. */
 export interface BatchOptions {
@@ -61,96 +59,14 @@ export function batch<T, R>(handler: BatchHandler<T, R>, options: BatchOptions =
   const maxConcurrent = option(options, 'maxConcurrentBatches', 1, true);
   const name = options.name ?? (handler.name || 'batch');
 
-  interface Entry {
-    item: T;
-    span: Span;
-    ctx: Context;
-    enqueuedAt: number;
-    due: boolean;
-    resolve: (value: R) => void;
-    reject: (err: unknown) => void;
-  }
-  const queue: Entry[] = [];
-  let running = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let timerFor: Entry | undefined;
-
-  function schedule(): void {
-    while (queue.length > 0 && running < maxConcurrent) {
-      const oldest = queue[0];
-      if (queue.length < maxBatchSize && !oldest.due) {
-        if (timerFor !== oldest) arm(oldest);
-        return;
-      }
-      void run(queue.splice(0, maxBatchSize));
-    }
-    if (queue.length === 0) disarm();
-  }
-
-  // A partial batch only ever runs from this timer (or after a batch ends), never inside a caller's
-  // call, so callers of the same tick share a batch even with a 0 ms wait.
-  function arm(entry: Entry): void {
-    disarm();
-    timerFor = entry;
-    timer = setTimeout(() => {
-      timer = timerFor = undefined;
-      entry.due = true;
-      schedule();
-    }, Math.max(0, Math.ceil(entry.enqueuedAt + waitMs - performance.now())));
-  }
-
-  function disarm(): void {
-    if (timer) clearTimeout(timer);
-    timer = timerFor = undefined;
-  }
-
-  async function run(entries: Entry[]): Promise<void> {
-    running++;
-    const { span, parent } = startLinkedSpan({ name: `${name} batch` }, entries.map((e) => e.ctx));
-    const startedAt = performance.now();
-    const batchLink = { context: span.spanContext() };
-    entries.forEach((e, index) => {
-      e.span.setAttributes({ [BATCH_INDEX_ATTRIBUTE]: index, [BATCH_SIZE_ATTRIBUTE]: entries.length, [BATCH_WAIT_MS_ATTRIBUTE]: startedAt - e.enqueuedAt });
-      e.span.addLink(batchLink);
-    });
-    try {
-      const results: unknown = await context.with(trace.setSpan(parent, span), () => handler(entries.map((e) => e.item)));
-      if (!Array.isArray(results) || results.length !== entries.length) {
-        const err = new TypeError(`batch(${name}): the handler returned ${describe(results)} for ${entries.length} items; expected an array of ${entries.length} results in item order`);
-        // The same handler bug on every batch is one problem with a running count.
-        warnOnce('batch', `results:${name}`, err.message);
-        throw err;
-      }
-      endSpan(span);
-      entries.forEach((e, index) => settle(e, results[index]));
-    } catch (err) {
-      markSpanError(span, err);
-      endSpan(span);
-      for (const e of entries) fail(e, err);
-    } finally {
-      running--;
-      schedule();
-    }
-  }
-
-  function settle(entry: Entry, result: unknown): void {
-    if (result instanceof Error) return fail(entry, result);
-    endSpan(entry.span);
-    entry.resolve(result as R);
-  }
-
-  function fail(entry: Entry, err: unknown): void {
-    markSpanError(entry.span, err);
-    endSpan(entry.span);
-    entry.reject(err);
-  }
-
+  const queue = new BatchQueue<BatchCall<T, R>>({ maxBatchSize, waitMs, maxConcurrent }, (calls, finished) => {
+    void runBatch(handler, name, calls, finished);
+  });
   const call = (item: T): Promise<R> => {
     const callerCtx = context.active();
     const span = getApiTracer().startSpan(name, { kind: SpanKind.INTERNAL }, callerCtx);
     return new Promise<R>((resolve, reject) => {
       queue.push({ item, span, ctx: trace.setSpan(callerCtx, span), enqueuedAt: performance.now(), due: false, resolve, reject });
-      schedule();
     });
   };
   Object.defineProperty(call, 'name', { value: name, configurable: true });
@@ -163,9 +79,4 @@ function option(options: BatchOptions, key: 'maxBatchSize' | 'batchWaitTimeoutMs
   const ok = typeof value === 'number' && (integer ? Number.isInteger(value) && value >= 1 : Number.isFinite(value) && value >= 0);
   if (!ok) throw new RangeError(`batch(): ${key} must be ${integer ? 'an integer ≥ 1' : 'a finite number of ms ≥ 0'}, got ${String(value)}`);
   return value;
-}
-
-function describe(value: unknown): string {
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  return value === null ? 'null' : typeof value;
 }

@@ -9,25 +9,16 @@
  * @see https://opentelemetry.io/docs/specs/otlp/#otlphttp
  */
 import { parseArgs } from 'node:util';
-import { escapeControlChars as printable } from '../diag/control-chars';
-import { decodeExportRequest } from '../span-file/decode';
-import { readSpanFileLines, type SpanFileLine } from '../span-file/line-reader';
-import { toReadableSpans } from '../span-file/readable-span';
-import { findAllSpanFiles, skippedFileReason } from '../span-file/span-files';
-import type { DecodedSpan } from '../span-file/types';
-import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
 import { redactUrl } from '../config/otlp';
+import { escapeControlChars as printable } from '../diag/control-chars';
+import { readSpanFileLines } from '../span-file/line-reader';
+import { findAllSpanFiles, skippedFileReason } from '../span-file/span-files';
+import { ExportSender, PROTOCOLS, type ExportTarget, type Protocol } from './export-sender';
+import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
 import type { ViewIO } from './view';
 
-const PROTOCOLS = ['http/json', 'http/protobuf'] as const;
-type Protocol = (typeof PROTOCOLS)[number];
-
-/** Batches are cut at this many spans (default) or this many bytes of OTLP/JSON, whichever first. */
+/** Batches are cut at this many spans (default) or 4 MiB of OTLP/JSON, whichever first. */
 const DEFAULT_BATCH_SPANS = 512;
-const MAX_BATCH_BYTES = 4 * 1024 * 1024;
-const REQUEST_TIMEOUT_MS = 10_000;
-/** Retries of a request answered 429/502/503/504 or not answered at all (the OTLP spec's retryable cases). */
-const RETRIES = 2;
 
 /** The text `tracehook export --help` prints. */
 export const EXPORT_HELP = `Usage: tracehook export [DIR|FILE...] --endpoint URL [--protocol P] [--header K=V]... [--any-owner]
@@ -51,13 +42,13 @@ Exit status: 0 when every span was accepted, 1 when a request failed (the messag
 how many spans were sent before it), 2 for a wrong argument.
 `;
 
-interface Batch {
-  lines: string[];
-  requests: unknown[];
-  spans: DecodedSpan[];
-  spanCount: number;
-  bytes: number;
+/** What the arguments ask for: where to send, and the span files' paths. */
+interface ExportSettings extends ExportTarget {
+  paths: string[];
+  anyOwner: boolean;
 }
+
+type Say = (stream: ViewIO['stdout'], text: string) => Promise<void>;
 
 /**
  * Runs `tracehook export` with `argv` (the arguments after `export`).
@@ -65,7 +56,33 @@ interface Batch {
  */
 export async function runExport(argv: string[], io: ViewIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   // Escaped: a backend's reason phrase and body are in some messages.
-  const say = (stream: ViewIO['stdout'], text: string) => new Promise<void>((r) => stream.write(`tracehook export: ${printable(text)}\n`, () => r()));
+  const say: Say = (stream, text) => new Promise<void>((r) => stream.write(`tracehook export: ${printable(text)}\n`, () => r()));
+  const settings = await exportSettings(argv, io, say);
+  if (typeof settings === 'number') return settings;
+  const { paths, shown, protocol } = settings;
+
+  const { files, skipped: skippedFiles } = await findAllSpanFiles(paths);
+  const sender = new ExportSender(settings);
+  const error = await sendFiles(files, skippedFiles, sender, settings.anyOwner);
+  if (error) {
+    await say(io.stderr, `${error} (${sender.sent} spans were sent before it; stopping)`);
+    return 1;
+  }
+
+  const { sent, requests, skipped } = sender;
+  if (skippedFiles.size > 0) await new Promise<void>((r) => io.stderr.write(skippedFilesNote('export', skippedFiles), () => r()));
+  const skippedNote = skipped ? `; skipped ${skipped} line${skipped === 1 ? '' : 's'} that ${skipped === 1 ? 'is' : 'are'} not valid OTLP/JSON or too long` : '';
+  const read = files.filter((f) => !skippedFiles.has(f)).length;
+  if (sent === 0) {
+    await say(io.stderr, `no spans in ${read} span file${read === 1 ? '' : 's'} under ${paths.join(', ')}${skippedNote}`);
+    return 1;
+  }
+  await say(io.stdout, `sent ${sent} spans from ${read} span file${read === 1 ? '' : 's'} in ${requests} request${requests === 1 ? '' : 's'} to ${shown} (${protocol})${skippedNote}`);
+  return 0;
+}
+
+/** The settings `argv` asks for, or the exit code when it is --help or wrong (said on stderr). */
+async function exportSettings(argv: string[], io: ViewIO, say: Say): Promise<ExportSettings | number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -126,26 +143,23 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
   if (paths.length === 0) return usage('no spans found (pass a directory or file, or set TRACEHOOK_SPANS_DIR)');
   const missing = await firstMissing(paths);
   if (missing !== undefined) return usage(`${missing}: no such file or directory`);
+  return { url, shown, headers, protocol, batchSpans, paths, anyOwner: values['any-owner'] === true };
+}
 
-  const { files, skipped: skippedFiles } = await findAllSpanFiles(paths);
-  const options = { anyOwner: values['any-owner'] === true };
-  let sent = 0;
-  let requests = 0;
-  let skipped = 0;
-  let batch: Batch = emptyBatch();
-  const flush = async (): Promise<string | undefined> => {
-    if (batch.spanCount === 0) return undefined;
-    const bodies = protocol === 'http/json' ? jsonBodies(batch) : [await protobufBody(batch.spans)];
-    for (const body of bodies) {
-      const error = await post(url, shown, headers, body);
-      if (error) return error;
-    }
-    sent += batch.spanCount;
-    requests += bodies.length;
-    batch = emptyBatch();
-    return undefined;
-  };
+function decodeUserinfo(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
 
+/**
+ * Reads every line of `files` into `sender`, then sends the rest. A file that cannot be read is added to
+ * `skippedFiles` with its reason. @returns the error of a send, which stops the export
+ */
+async function sendFiles(files: string[], skippedFiles: Map<string, string>, sender: ExportSender, anyOwner: boolean): Promise<string | undefined> {
+  const options = { anyOwner };
   for (const file of files) {
     const lines = readSpanFileLines(file, 0, 1, options);
     for (;;) {
@@ -158,117 +172,12 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
         break;
       }
       if (next.done) break;
-      const error = await add(file, next.value);
+      const error = await sender.add(file, next.value);
       if (error) {
         await lines.return(undefined);
-        return failed(error);
+        return error;
       }
     }
   }
-  const error = await flush();
-  if (error) return failed(error);
-
-  if (skippedFiles.size > 0) await new Promise<void>((r) => io.stderr.write(skippedFilesNote('export', skippedFiles), () => r()));
-  const skippedNote = skipped ? `; skipped ${skipped} line${skipped === 1 ? '' : 's'} that ${skipped === 1 ? 'is' : 'are'} not valid OTLP/JSON or too long` : '';
-  const read = files.filter((f) => !skippedFiles.has(f)).length;
-  if (sent === 0) {
-    await say(io.stderr, `no spans in ${read} span file${read === 1 ? '' : 's'} under ${paths.join(', ')}${skippedNote}`);
-    return 1;
-  }
-  await say(io.stdout, `sent ${sent} spans from ${read} span file${read === 1 ? '' : 's'} in ${requests} request${requests === 1 ? '' : 's'} to ${shown} (${protocol})${skippedNote}`);
-  return 0;
-
-  /** Adds one line's spans to the batch, sending what is full. @returns the error of a send, which stops the export */
-  async function add(file: string, line: SpanFileLine): Promise<string | undefined> {
-    if (line.tooLong) {
-      skipped++;
-      return undefined;
-    }
-    if (line.text.trim() === '') return undefined;
-    let request: unknown;
-    let spans: DecodedSpan[];
-    try {
-      request = JSON.parse(line.text);
-      spans = decodeExportRequest(request, file);
-    } catch {
-      skipped++;
-      return undefined;
-    }
-    if (spans.length === 0) return undefined;
-    if (batch.spanCount > 0 && (batch.spanCount + spans.length > batchSpans || batch.bytes + line.length > MAX_BATCH_BYTES)) {
-      const error = await flush();
-      if (error) return error;
-    }
-    // A line bigger than a batch is split by spans (protobuf) or sent whole (its own request, as exported).
-    for (let i = 0; i < spans.length; i += protocol === 'http/json' ? spans.length : batchSpans) {
-      const part = protocol === 'http/json' ? spans : spans.slice(i, i + batchSpans);
-      batch.lines.push(line.text);
-      batch.requests.push(request);
-      batch.spans.push(...part);
-      batch.spanCount += part.length;
-      batch.bytes += line.length;
-      if (batch.spanCount >= batchSpans) {
-        const error = await flush();
-        if (error) return error;
-      }
-    }
-    return undefined;
-  }
-
-  async function failed(message: string): Promise<number> {
-    await say(io.stderr, `${message} (${sent} spans were sent before it; stopping)`);
-    return 1;
-  }
-}
-
-function emptyBatch(): Batch {
-  return { lines: [], requests: [], spans: [], spanCount: 0, bytes: 0 };
-}
-
-// One request of the batch's lines; or each line as it is when they cannot be joined (JSON.stringify
-// recurses, and a hostile line nests thousands deep).
-function jsonBodies(batch: Batch): string[] {
-  if (batch.lines.length === 1) return batch.lines;
-  const resourceSpans = batch.requests.flatMap((r) => (r as { resourceSpans: unknown[] }).resourceSpans);
-  try {
-    return [JSON.stringify({ resourceSpans })];
-  } catch {
-    return batch.lines;
-  }
-}
-
-async function protobufBody(spans: DecodedSpan[]): Promise<Uint8Array> {
-  // Loaded here: only this protocol needs it.
-  const { ProtobufTraceSerializer } = await import('@opentelemetry/otlp-transformer');
-  const bytes = ProtobufTraceSerializer.serializeRequest(toReadableSpans(spans));
-  if (!bytes) throw new Error('ProtobufTraceSerializer could not encode the spans');
-  return bytes;
-}
-
-function decodeUserinfo(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** POSTs one batch. @param shown - `url` as messages name it (see `redactUrl`) @returns undefined when accepted, else what went wrong */
-async function post(url: URL, shown: string, headers: Record<string, string>, body: string | Uint8Array): Promise<string | undefined> {
-  let problem = '';
-  for (let attempt = 0; attempt <= RETRIES; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, 500 * attempt));
-    try {
-      const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-      const text = await res.text();
-      if (res.ok) return undefined;
-      problem = `POST ${shown} answered HTTP ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`;
-      if (![429, 502, 503, 504].includes(res.status)) return problem;
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      // undici's messages may quote the URL, query included.
-      problem = `POST ${shown} failed: ${(cause?.code ?? cause?.message ?? (err as Error).message).split(url.href).join(shown)}`;
-    }
-  }
-  return problem;
+  return sender.flush();
 }

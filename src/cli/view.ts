@@ -61,29 +61,63 @@ Exit status: 0 when traces were shown, 1 when none were found or an argument is 
  * @returns the exit code: 0 when traces were shown (or help), 1 otherwise.
  */
 export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise<number> {
-  const fail = async (message: string): Promise<number> => {
+  const fail: Fail = async (message) => {
     await write(io.stderr, `tracehook view: ${printable(message)}\n`);
     return 1;
   };
+  const settings = await viewSettings(argv, io, fail);
+  if (typeof settings === 'number') return settings;
+  const found = await selectTraces(settings, io, fail);
+  if (typeof found === 'number') return found;
+  const { index, selected } = found;
+  const { values } = settings;
 
+  const paint = colorEnabled(io.stdout, io.env) ? ansiPaint : noPaint;
+  if (values.html !== undefined) return writeHtml(io, index, selected, values.html, fail);
+  if (values.json) await writeJson(io, index, selected);
+  else if (values.list) await write(io.stdout, renderList(selected, paint));
+  else await writeTrees(io, index, selected, { paint, verbose: values.verbose === true });
+  return 0;
+}
+
+/** Prints one line on stderr. @returns the exit code 1 */
+type Fail = (message: string) => Promise<number>;
+
+// `tracehook view` options; throws as parseArgs does (an unknown option, a missing value).
+function parseViewArgv(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      ...FILTER_OPTIONS,
+      ...READ_OPTIONS,
+      list: { type: 'boolean', short: 'l' },
+      sort: { type: 'string' },
+      limit: { type: 'string' },
+      verbose: { type: 'boolean', short: 'v' },
+      json: { type: 'boolean' },
+      html: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** What the arguments ask for. */
+interface ViewSettings {
+  values: ReturnType<typeof parseViewArgv>['values'];
+  filter: TraceFilter;
+  sort: 'time' | 'duration';
+  /** Most traces shown; `Infinity` without --limit. */
+  limit: number;
+  paths: string[];
+}
+
+/** The settings `argv` asks for, or the exit code when it is --help or wrong (said on stderr). */
+async function viewSettings(argv: string[], io: ViewIO, fail: Fail): Promise<ViewSettings | number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        ...FILTER_OPTIONS,
-        ...READ_OPTIONS,
-        list: { type: 'boolean', short: 'l' },
-        sort: { type: 'string' },
-        limit: { type: 'string' },
-        verbose: { type: 'boolean', short: 'v' },
-        json: { type: 'boolean' },
-        html: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    parsed = parseViewArgv(argv);
   } catch (err) {
     return fail(argumentError(err, 'view'));
   }
@@ -117,7 +151,15 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
         : `no spans found: ${missing} does not exist (pass a directory or file, or set TRACEHOOK_SPANS_DIR)`,
     );
   }
+  return { values, filter, sort, limit, paths };
+}
 
+/**
+ * Indexes the span files and picks the traces to show, in order; notes skipped files and lines on stderr.
+ * @returns them, or the exit code when there are none (said on stderr)
+ */
+async function selectTraces(settings: ViewSettings, io: ViewIO, fail: Fail): Promise<{ index: SpanIndex; selected: TraceSummary[] } | number> {
+  const { values, filter, sort, limit, paths } = settings;
   const index = new SpanIndex(paths, { anyOwner: values['any-owner'] === true });
   try {
     await index.refresh({ final: true });
@@ -142,46 +184,46 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
         : `no trace matches ${describeFilter(values)} in ${paths.join(', ')} (${all.length} traces read)`,
     );
   }
+  return { index, selected };
+}
 
-  const paint = colorEnabled(io.stdout, io.env) ? ansiPaint : noPaint;
-  if (values.html !== undefined) {
-    let bytes = 0;
+/** --html: the page of the selected traces, written to `path`. @returns the exit code */
+async function writeHtml(io: ViewIO, index: SpanIndex, selected: TraceSummary[], path: string, fail: Fail): Promise<number> {
+  let bytes = 0;
+  try {
+    const file = await open(path, 'w');
     try {
-      const file = await open(values.html, 'w');
-      try {
-        // Written piece by piece: the page of a big directory is never one string in memory.
-        for await (const piece of buildStaticPage(index, selected)) bytes += (await file.write(piece)).bytesWritten;
-      } finally {
-        await file.close();
-      }
-    } catch (err) {
-      return fail(`--html: cannot write ${values.html}: ${(err as Error).message}`);
+      // Written piece by piece: the page of a big directory is never one string in memory.
+      for await (const piece of buildStaticPage(index, selected)) bytes += (await file.write(piece)).bytesWritten;
+    } finally {
+      await file.close();
     }
-    const spans = selected.reduce((n, s) => n + s.spanCount, 0);
-    await write(io.stdout, `wrote ${values.html}: ${selected.length} traces, ${spans} spans (${(bytes / 1024).toFixed(0)} KiB)\n`);
-  } else if (values.json) {
-    const ids = new Set(selected.map((s) => s.traceId));
-    let unwritable = 0;
-    for await (const { text } of index.lines(ids)) {
-      let out;
-      try {
-        out = filterRequestLine(text, (id) => ids.has(id));
-      } catch {
-        // Rebuilding a line recurses through its values: one nested thousands deep cannot be rebuilt.
-        unwritable++;
-        continue;
-      }
-      if (out !== undefined) await write(io.stdout, `${escapeControlCharsInJson(out)}\n`);
-    }
-    if (unwritable > 0) {
-      await write(io.stderr, `tracehook view: --json left out ${unwritable} line${unwritable === 1 ? '' : 's'} mixing traces shown and not shown that nest too deep to rebuild\n`);
-    }
-  } else if (values.list) {
-    await write(io.stdout, renderList(selected, paint));
-  } else {
-    await writeTrees(io, index, selected, { paint, verbose: values.verbose === true });
+  } catch (err) {
+    return fail(`--html: cannot write ${path}: ${(err as Error).message}`);
   }
+  const spans = selected.reduce((n, s) => n + s.spanCount, 0);
+  await write(io.stdout, `wrote ${path}: ${selected.length} traces, ${spans} spans (${(bytes / 1024).toFixed(0)} KiB)\n`);
   return 0;
+}
+
+/** --json: the selected traces' spans as span-file lines (OTLP/JSON), other traces' spans left out. */
+async function writeJson(io: ViewIO, index: SpanIndex, selected: TraceSummary[]): Promise<void> {
+  const ids = new Set(selected.map((s) => s.traceId));
+  let unwritable = 0;
+  for await (const { text } of index.lines(ids)) {
+    let out;
+    try {
+      out = filterRequestLine(text, (id) => ids.has(id));
+    } catch {
+      // Rebuilding a line recurses through its values: one nested thousands deep cannot be rebuilt.
+      unwritable++;
+      continue;
+    }
+    if (out !== undefined) await write(io.stdout, `${escapeControlCharsInJson(out)}\n`);
+  }
+  if (unwritable > 0) {
+    await write(io.stderr, `tracehook view: --json left out ${unwritable} line${unwritable === 1 ? '' : 's'} mixing traces shown and not shown that nest too deep to rebuild\n`);
+  }
 }
 
 /** Trees of the selected traces in their order, reading spans back a chunk of traces at a time. */

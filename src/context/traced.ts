@@ -6,7 +6,7 @@ import { runInSpan } from './run-in-span.js';
 import { getApiTracer } from './tracer.js';
 
 /** Any function `traced()` can wrap. */
-export type AnyFunction = (...args: any[]) => any;
+export type AnyFunction = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any -- the widest function type, which every function meets
 
 /**
  * Options of {@link traced}. Every field is optional.

@@ -7,6 +7,7 @@
  */
 import { toAttributes } from './any-value';
 import { readSpanFileLines, tooLongReason } from './line-reader';
+import { arrayOrEmpty, type RawObject } from './raw-json';
 import { findSpanFiles } from './span-files';
 import type {
   DecodedEvent,
@@ -63,7 +64,7 @@ export function decodeExportRequest(request: unknown, file = '', options: Decode
   for (const rs of resourceSpans) {
     const resource = toAttributes(rs?.resource?.attributes);
     for (const ss of arrayOrEmpty(rs?.scopeSpans)) {
-      const scope = decodeScope(ss?.scope);
+      const scope = decodeScope(ss?.scope as RawObject);
       for (const span of arrayOrEmpty(ss?.spans)) {
         out.push(decodeSpan(span, resource, scope, file, options.skipAttributesAndEvents === true));
       }
@@ -153,7 +154,7 @@ export async function listSpanFiles(path: string): Promise<string[]> {
   return (await findSpanFiles(path)).files;
 }
 
-function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedSpan['scope'], file: string, light: boolean): DecodedSpan {
+function decodeSpan(raw: RawObject, resource: DecodedSpan['resource'], scope: DecodedSpan['scope'], file: string, light: boolean): DecodedSpan {
   if (raw === null || typeof raw !== 'object') throw new TypeError('span is not an object');
   const traceId = decodeId(raw.traceId, 16, 'traceId');
   const spanId = decodeId(raw.spanId, 8, 'spanId');
@@ -181,14 +182,14 @@ function decodeSpan(raw: any, resource: DecodedSpan['resource'], scope: DecodedS
     attributes: light ? {} : toAttributes(raw.attributes),
     events: light ? [] : arrayOrEmpty(raw.events).map((e) => decodeEvent(e, startTimeUnixNano)),
     links: arrayOrEmpty(raw.links).map(decodeLink),
-    status: decodeStatus(raw.status),
+    status: decodeStatus(raw.status as RawObject),
     resource,
     scope,
     file,
   };
 }
 
-function decodeEvent(raw: any, spanStart: bigint): DecodedEvent {
+function decodeEvent(raw: RawObject, spanStart: bigint): DecodedEvent {
   return {
     name: typeof raw?.name === 'string' ? raw.name : '',
     timeUnixNano: decodeNanos(raw?.timeUnixNano) ?? spanStart,
@@ -196,7 +197,7 @@ function decodeEvent(raw: any, spanStart: bigint): DecodedEvent {
   };
 }
 
-function decodeLink(raw: any): DecodedLink {
+function decodeLink(raw: RawObject): DecodedLink {
   const link: DecodedLink = {
     traceId: decodeId(raw?.traceId, 16, 'links.traceId'),
     spanId: decodeId(raw?.spanId, 8, 'links.spanId'),
@@ -206,13 +207,13 @@ function decodeLink(raw: any): DecodedLink {
   return link;
 }
 
-function decodeScope(raw: any): DecodedSpan['scope'] {
+function decodeScope(raw: RawObject): DecodedSpan['scope'] {
   const scope: DecodedSpan['scope'] = { name: typeof raw?.name === 'string' ? raw.name : '' };
   if (typeof raw?.version === 'string' && raw.version !== '') scope.version = raw.version;
   return scope;
 }
 
-function decodeStatus(raw: any): DecodedSpan['status'] {
+function decodeStatus(raw: RawObject): DecodedSpan['status'] {
   const status: DecodedSpan['status'] = { code: decodeEnum(raw?.code, STATUS_CODES, 'STATUS_CODE_', 'UNSET') };
   if (typeof raw?.message === 'string' && raw.message !== '') status.message = raw.message;
   return status;
@@ -267,8 +268,4 @@ function decodeNanos(raw: unknown): bigint | undefined {
   }
   else if (typeof raw === 'number' && Number.isFinite(raw)) nanos = BigInt(Math.trunc(raw));
   return nanos >= 0n && nanos <= MAX_UNIX_NANO ? nanos : undefined;
-}
-
-function arrayOrEmpty(value: unknown): any[] {
-  return Array.isArray(value) ? value : [];
 }

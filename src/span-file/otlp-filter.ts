@@ -5,6 +5,7 @@
  * scopes left with no span are dropped).
  */
 import { decodeId } from './decode';
+import { arrayOrEmpty } from './raw-json';
 
 /**
  * @param keep - called with each span's trace id (32 lowercase hex chars)
@@ -39,8 +40,4 @@ function safeTraceId(raw: unknown): string {
   } catch {
     return '';
   }
-}
-
-function arrayOrEmpty(value: unknown): any[] {
-  return Array.isArray(value) ? value : [];
 }

@@ -1,5 +1,4 @@
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
-import { logDebug } from '../diag/logger.js';
 import { wrap } from '../patch/wrap.js';
 import { kHybridDispatch } from '../compat/node-worker-threads.js';
 import type { HybridDispatchPort } from '../compat/node-worker-threads.js';

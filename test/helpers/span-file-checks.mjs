@@ -15,7 +15,7 @@ export function strictSpans(file) {
       try {
         return decodeSpanLine(line, file);
       } catch (err) {
-        throw new Error(`${file} line ${i + 1} does not decode: ${err.message}: ${line.slice(0, 80)}…`);
+        throw new Error(`${file} line ${i + 1} does not decode: ${err.message}: ${line.slice(0, 80)}…`, { cause: err });
       }
     });
 }

@@ -1,5 +1,5 @@
 // package.json declares exactly what is used: every package the shipped code (src/, register.*, bin/, hooks/)
-// imports is a dependency, every dependency is imported or is an instrumentation loaded by name, and the build
+// imports is a dependency (or, for a built-in hook, an optional peer dependency), every dependency is imported or is an instrumentation loaded by name, and the build
 // scripts' imports are declared too. Reads the source files; needs no build.
 // Usage: node --test test/unit/dependencies.test.mjs
 import assert from 'node:assert/strict';
@@ -7,15 +7,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { satisfies } from '@opentelemetry/instrumentation/build/src/semver.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const dependencies = new Set(Object.keys(pkg.dependencies));
 const declared = new Set([...dependencies, ...Object.keys(pkg.devDependencies), pkg.name]);
 
-// hooks/node-sdk.cjs is an example of the user's own OpenTelemetry setup: its first comment lines say which
-// packages the user installs for it.
-const USER_INSTALLED = { 'hooks/node-sdk.cjs': ['@opentelemetry/sdk-node', '@opentelemetry/auto-instrumentations-node'] };
+// A built-in hook may load optional peer dependencies: packages the user installs to use that hook
+// (hooks/node-sdk.cjs sets up the user's own OpenTelemetry NodeSDK; its first comment lines say so).
+const optionalPeers = new Set(Object.keys(pkg.peerDependencies ?? {}).filter((name) => pkg.peerDependenciesMeta?.[name]?.optional === true));
 
 function files(...paths) {
   const out = [];
@@ -52,10 +53,25 @@ const SHIPPED = files('src', 'register.mjs', 'register.cjs', 'not-built.cjs', 'b
 test('every package the shipped code loads is a runtime dependency', () => {
   for (const file of SHIPPED) {
     for (const name of imported(file)) {
-      if (name === pkg.name || USER_INSTALLED[file]?.includes(name)) continue;
+      if (name === pkg.name || (file.startsWith('hooks/') && optionalPeers.has(name))) continue;
       assert.ok(dependencies.has(name), `${file} loads ${name}, which package.json "dependencies" does not declare`);
     }
   }
+});
+
+test("the packages hooks/node-sdk.cjs loads beyond the dependencies are optional peer dependencies, in ranges that hold every version the tests install", () => {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+  const extra = [...imported('hooks/node-sdk.cjs')].filter((name) => name !== pkg.name && !dependencies.has(name));
+  assert.deepEqual(extra.sort(), ['@opentelemetry/auto-instrumentations-node', '@opentelemetry/sdk-node']);
+  for (const name of extra) {
+    assert.ok(optionalPeers.has(name), `${name} is not an optional peer dependency (peerDependencies + peerDependenciesMeta optional)`);
+    const installed = lock.packages[`node_modules/${name}`]?.version;
+    assert.ok(satisfies(installed, pkg.peerDependencies[name]), `${name} ${installed} (as tested) is outside the peer range ${pkg.peerDependencies[name]}`);
+  }
+  // npm refuses to install beside a user's copy outside an optional peer's range: the newest major's NodeSDK, which
+  // test/node-sdk-hook.test.mjs runs a hook on, must be inside it too.
+  const next = JSON.parse(readFileSync(join(root, 'test/fixtures/node-sdk-next/package.json'), 'utf8')).dependencies['@opentelemetry/sdk-node'];
+  assert.ok(satisfies(next, pkg.peerDependencies['@opentelemetry/sdk-node']), `@opentelemetry/sdk-node ${next} is outside the peer range`);
 });
 
 test('every runtime dependency is loaded by the shipped code, or is an instrumentation the preload loads by name', () => {

@@ -9,6 +9,7 @@ import { DEFAULT_REDACTED_QUERY_PARAMS, DEFAULT_REQUEST_VALUE_LENGTH_LIMIT } fro
 import { REQUEST_ID_KEY, acceptRequestId } from '../../context/request-id.js';
 import { TRACER_VERSION } from '../../context/tracer.js';
 import { swapContext } from '../../context/context-storage.js';
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- named by a {@link} in the TSDoc below
 import { CLIENT_GONE_ERROR_TYPE, endClientGone, handlerThrew } from './client-gone.js';
 import { incomingParent } from './incoming-trace.js';
 import type { RequestValuePolicy } from './server-attributes.js';

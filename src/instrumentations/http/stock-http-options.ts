@@ -3,6 +3,7 @@ import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestDataConfig } from '../../config/request-data.js';
 import { markClientGone } from './client-gone.js';
 import { addIncomingLink, expectIncomingExtract } from './incoming-trace.js';
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- named by a {@link} in the TSDoc below
 import type { incomingTracePropagator } from './incoming-trace.js';
 import { bound, queryNameMatcher, redactUrlQuery } from './request-values.js';
 import type { QueryNameMatcher } from './request-values.js';
