@@ -30,7 +30,7 @@ export default tseslint.config(
   },
   {
     // Code about control characters (escaping them for terminals, JSON and ids) matches them on purpose.
-    files: ['src/encoding/otlp-json.ts', 'scripts/bundle-id.mjs', 'test/terminal-escapes.test.mjs', 'test/unit/control-chars.test.mjs', 'test/view.test.mjs'],
+    files: ['src/encoding/otlp-json.ts', 'scripts/bundle-id.mjs', 'test/terminal-escapes.test.mjs', 'test/unit/control-chars.test.mjs', 'test/view.test.mjs', 'test/otlp.test.mjs'],
     rules: { 'no-control-regex': 'off' },
   },
   {

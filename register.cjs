@@ -16,6 +16,8 @@ try {
   let notBuilt;
   try {
     notBuilt = require('./not-built.cjs').notBuiltLine('[tracehook] preload', 'the app runs untraced');
-  } catch {}
+  } catch {
+    // The general line below says it instead.
+  }
   process.stderr.write(notBuilt ?? `[tracehook] preload: could not start: ${err && err.message}; the app runs untraced\n`);
 }

@@ -15,7 +15,7 @@ export const RUN_HELP = `Usage: tracehook run [options] [node options] app.js [a
 
 Runs app.js under the tracehook preload, passing stdio, signals and the exit code through.
 SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGINT and SIGQUIT sent to tracehook reach the app; in a
-terminal, Ctrl-C and Ctrl-\ reach the app once, from the terminal itself.
+terminal, Ctrl-C and Ctrl-\\ reach the app once, from the terminal itself.
 
 Options (each sets the environment variable in brackets):
   --tracing-startup-hook=module:attribute  the startup hook [TRACEHOOK_STARTUP_HOOK]
