@@ -7,7 +7,7 @@
 // of its per-round differences is known only to ±10-20 ms here; each row's note gives its 95% interval.
 // Then issue 30's two: a script that prints one line and exits (spawn → exit), and starting a worker thread
 // (`new Worker()` → its first message, and the worker's heap then, apps/worker-start.cjs).
-// Each goal row is also held against its floor: the floor prototype (floor/preload.cjs, span files), and for the
+// Each goal row is also held against its floor: the floor prototype (lib/floor-preload.cjs, span files), and for the
 // disabled rows an empty `--import`.
 // Usage: node bench/startup.mjs [--quick] [--rounds n] [--db-rounds n] [--variants a,b]
 import { once as once_ } from 'node:events';

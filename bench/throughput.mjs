@@ -4,7 +4,7 @@
 // With --pin on (the server on one core, autocannon on the other; see lib/pin.mjs) or --pin both (each variant both
 // ways in every round), rows are labelled "pinned". Also the server's main-thread CPU per request (schedstat), what
 // export adds to it (span files − no exporter: one span per request), and the longest event-loop delay the server saw
-// over the measured run (perf_hooks; the app samples it with BENCH_ELD=1). The floor prototype (floor/preload.cjs:
+// over the measured run (perf_hooks; the app samples it with BENCH_ELD=1). The floor prototype (lib/floor-preload.cjs:
 // a SERVER span record per request) runs beside them: every traced row prints its distance to the floor.
 // Warm-up: 3 s of the same load before the measured run (steady state, as issue 30's goals are read; it was 2 s).
 // Usage: node bench/throughput.mjs [--quick] [--rounds n] [--duration s] [--variants a,b] [--pin on|off|both]

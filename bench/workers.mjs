@@ -7,7 +7,7 @@
 // main-thread CPU per messaging span: (tracehook − untraced in the same round) / the PRODUCER/CONSUMER spans the
 // main thread makes per op (ping-pong: the send and the reply's process; piscina: the send), and what export adds
 // to it (span files − no exporter). Ping-pong also gives the share of round trips slower than 3× the median.
-// The floor prototype (floor/preload.cjs) runs beside them, so every traced row prints its distance to the floor.
+// The floor prototype (lib/floor-preload.cjs) runs beside them, so every traced row prints its distance to the floor.
 // Usage: node bench/workers.mjs [--quick] [--rounds n] [--duration s] [--variants a,b]
 import { createReadStream, readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // The benchmark harness works end to end: `node bench/run.mjs --quick --only startup --rounds 1` exits 0 and prints
 // a table row for every variant (a variant that cannot run prints an n/a row), the one-line script's and the
 // worker start's rows included; a one-round workers and throughput run prints the steady-state rows with their goals
-// and their distance to the floor prototype (bench/floor/preload.cjs). No timing is asserted: timings belong to
+// and their distance to the floor prototype (bench/lib/floor-preload.cjs). No timing is asserted: timings belong to
 // `npm run bench` on a quiet machine.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -16,7 +16,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The preload under test, by file URL, so the bench works from any cwd. */
 export const tracehookRegister = new URL('../../register.mjs', import.meta.url);
 const emptyModule = new URL('../apps/empty.mjs', import.meta.url);
-const floorPreload = fileURLToPath(new URL('../floor/preload.cjs', import.meta.url));
+const floorPreload = fileURLToPath(new URL('./floor-preload.cjs', import.meta.url));
 const otelRegister = require.resolve('@opentelemetry/auto-instrumentations-node/register');
 const ddInitialize = pathToFileURL(join(require.resolve('dd-trace/package.json'), '..', 'initialize.mjs')).href;
 
@@ -85,7 +85,7 @@ export const VARIANTS = {
     args: (app, appArgs) => ['--import', tracehookRegister.href, app, ...appArgs],
     env: () => ({ OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_EXPORTER: 'none' }),
   },
-  // The floor prototype (floor/preload.cjs) at its three levels: what the least a tracer can do costs.
+  // The floor prototype (lib/floor-preload.cjs) at its three levels: what the least a tracer can do costs.
   ...Object.fromEntries(
     ['context', 'records', 'export'].map((level) => [
       `floor-${level}`,
