@@ -68,7 +68,8 @@ async function measure(name, app, sinks, ws, { durationMs, steadyAfterMs, warmup
     const result = JSON.parse(match[1]);
     if (!Number.isFinite(result.perSec) || !Number.isFinite(result.steady?.perSec)) throw new Error(`${name} ${app}: ${match[1].slice(0, 300)}`);
     await stop(child, 'SIGTERM', 3000); // let the preload write what it has before counting spans
-    const counted = v.tracehook && !v.backend && name !== 'tracehook-noexport';
+    // The floor's export level writes the same OTLP-like `"kind":4|5` records: it must trace the crossing too.
+    const counted = (v.tracehook && !v.backend && name !== 'tracehook-noexport') || v.floor === 'export';
     return {
       warm: { perSec: result.perSec, mainUsPerOp: result.mainUsPerOp ?? NaN },
       steady: { perSec: result.steady.perSec, mainUsPerOp: result.steady.mainUsPerOp ?? NaN },
