@@ -18,6 +18,7 @@ import { startSinkProcess } from './lib/otlp-sink.mjs';
 import { command, floorOf, partition, pick, workspace, VARIANTS } from './lib/variants.mjs';
 import { median, medianDiff, medianRatio, order } from './lib/stats.mjs';
 import { row, goal, mainIfRun, log, vsFloor } from './lib/report.mjs';
+import { exportCostRows } from './lib/export-cost.mjs';
 
 const FLOORS = ['floor-context', 'floor-records', 'floor-export'];
 const NAMES = ['untraced', 'tracehook-files', 'tracehook-otlp', 'tracehook-nomsg', 'tracehook-noexport', ...FLOORS, 'otel', 'dd-trace'];
@@ -33,9 +34,8 @@ const GOALS = {
   'pingpong-bare': { spans: 0.95 },
   'piscina-bare': { spans: 0.95 },
 };
-/** CPU of the sending or receiving thread per messaging span, export included; and export's share of it, µs. */
+/** CPU of the sending or receiving thread per messaging span, export included, µs (export's share: lib/export-cost.mjs). */
 const SPAN_CPU_GOAL_US = 3;
-const EXPORT_CPU_GOAL_US = 2;
 /** Steady state: measured once the load has run this long (≥ 3 s, issue 30), ms; --quick: a smoke value. */
 const STEADY_AFTER_MS = 3000;
 const pingpong = fileURLToPath(new URL('./apps/pingpong.cjs', import.meta.url));
@@ -215,20 +215,7 @@ function cpuRows(app, names, na, rounds, { phase, window }) {
       }),
     );
   }
-  const exporting = [['tracehook-files', 'tracehook-noexport'], ['floor-export', 'floor-records']];
-  for (const [name, without] of exporting) {
-    if (!steady || na[name] !== undefined || na[without] !== undefined || !names.includes(name) || !names.includes(without)) continue;
-    const perSpan = medianDiff(rounds, name, without) / mainSpans;
-    const tracehook = VARIANTS[name].tracehook;
-    const floorRounds = rounds.map((x) => ({ [name]: (x[name] - x[without]) / mainSpans, 'floor-export': (x['floor-export'] - x['floor-records']) / mainSpans }));
-    rows.push(
-      row('workers', `main-thread CPU per messaging span for export (${app}), ${window}`, name, perSpan, 'µs', {
-        floor: tracehook ? vsFloor(floorRounds, name, 'floor-export', 'diff') : null,
-        goal: tracehook ? goal(`≤ ${EXPORT_CPU_GOAL_US} µs`, perSpan, (x) => x <= EXPORT_CPU_GOAL_US) : undefined,
-        note: `(${name} − ${without}) per ${op} / ${mainSpans}: what export adds on the thread the span ended on`,
-      }),
-    );
-  }
+  if (steady) rows.push(...exportCostRows('workers', `main-thread CPU per messaging span for export (${app}), ${window}`, rounds, { names, na, spansPerOp: mainSpans, note: `per ${op} / ${mainSpans}: what export adds on the thread the span ended on` }));
   return rows;
 }
 

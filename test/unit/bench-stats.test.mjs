@@ -73,3 +73,22 @@ test('vsFloor: per-round ratio or difference against the floor variant, none whe
   assert.equal(vsFloor(rounds, 't', undefined), null);
   assert.equal(vsFloor([{ t: 1 }], 't', 'floor-export'), null);
 });
+
+test("exportCostRows: span files − no exporter per span, held against the floor's export − records", async () => {
+  const { exportCostRows } = await import('../../bench/lib/export-cost.mjs');
+  const rounds = [
+    { 'tracehook-files': 30, 'tracehook-noexport': 20, 'floor-export': 12, 'floor-records': 10 },
+    { 'tracehook-files': 34, 'tracehook-noexport': 22, 'floor-export': 13, 'floor-records': 10 },
+    { 'tracehook-files': 28, 'tracehook-noexport': 20, 'floor-export': 11, 'floor-records': 10 },
+  ];
+  const names = Object.keys(rounds[0]);
+  const [traced, floor] = exportCostRows('workers', 'export', rounds, { names, na: {}, spansPerOp: 2, note: 'per op' });
+  assert.equal(traced.variant, 'tracehook-files');
+  assert.equal(traced.value, 5, 'median of 10, 12, 8 µs per op over 2 spans');
+  assert.deepEqual(traced.floor, { kind: 'diff', value: 4, level: 'export' }, 'per round: 5 − 1, 6 − 1.5, 4 − 0.5');
+  assert.equal(traced.goal.met, false);
+  assert.equal(floor.variant, 'floor-export');
+  assert.equal(floor.value, 1);
+  assert.equal(floor.goal, undefined);
+  assert.deepEqual(exportCostRows('workers', 'export', rounds, { names: ['tracehook-files', 'tracehook-noexport'], na: { 'tracehook-noexport': 'broken' } }), [], 'no row without both sides');
+});
