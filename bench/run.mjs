@@ -24,8 +24,8 @@ import * as profile from './profile.mjs';
 const SCENARIOS = { startup, throughput, workers, exit, memory, profile };
 /** What runs on the other Node.js versions of --nodes (the full set stays on the bench's own), and on which variants. */
 const OTHER_NODE_SCENARIOS = ['throughput', 'workers', 'startup'];
-const OTHER_NODE_VARIANTS = ['untraced', 'tracehook-files', 'tracehook-otlp', 'tracehook-disabled', 'import-floor'];
-/** Fewer rounds there (unless --rounds is given), so each other version adds ≈ 3 minutes. */
+const OTHER_NODE_VARIANTS = ['untraced', 'tracehook-files', 'tracehook-otlp', 'tracehook-nomsg', 'tracehook-noexport', 'tracehook-disabled', 'import-floor', 'floor-context', 'floor-records', 'floor-export'];
+/** Fewer rounds there (unless --rounds is given): each other version adds ≈ 10 minutes (an estimate; ≈ 3 before the steady-state and floor rows). */
 const OTHER_NODE_ROUNDS = { throughput: 3, workers: 2, startup: 10 };
 /** What a full run (no --quick, no --only) adds without --nodes; `--nodes none` adds nothing. */
 const DEFAULT_OTHER_NODES = ['22', '24'];

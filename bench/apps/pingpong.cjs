@@ -1,5 +1,6 @@
 // postMessage ping-pong between the main thread and one worker thread, one message in flight, sent from inside a
-// traced HTTP request. Prints `RESULT {"perSec":n,"ops":n,"mainUsPerOp":µs,"otherUsPerOp":µs}` (round trips per second over BENCH_DURATION_MS, after a warm-up).
+// traced HTTP request. Prints `RESULT {"perSec":n,"ops":n,"mainUsPerOp":µs,"otherUsPerOp":µs,"steady":{…,"slowShare":x}}`
+// (round trips per second over BENCH_DURATION_MS after a 300 ms warm-up, and again in steady state: in-request.cjs).
 // Usage: BENCH_DURATION_MS=2000 node bench/apps/pingpong.cjs
 const { Worker, isMainThread, parentPort } = require('node:worker_threads');
 
@@ -17,9 +18,5 @@ if (!isMainThread) {
       pending = resolve;
       worker.postMessage({ seq: seq++ });
     });
-  inRequest(async () => {
-    const warm = await inRequest.countFor(300, 1, roundTrip); // warm-up
-    const n = await inRequest.countFor(durationMs, 1, roundTrip);
-    return { perSec: n / (durationMs / 1000), ops: warm + n, ...inRequest.lastCpu };
-  });
+  inRequest(() => inRequest.phases(durationMs, 1, roundTrip, { tail: true }));
 }

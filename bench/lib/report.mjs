@@ -1,16 +1,29 @@
 // Result rows, the one table they are printed as, and the command-line flags every scenario file shares.
 import { fileURLToPath } from 'node:url';
 import { killAll } from './proc.mjs';
+import { medianDiff, medianRatio } from './stats.mjs';
 
 /**
  * One row of the table.
  *   value:   the variant's median (number) or null for n/a
  *   vs:      the comparison with untraced in the same rounds: { kind: 'ratio' | 'diff', value } or null
  *   goal:    { text, met: boolean } for rows a goal applies to, else undefined
+ *   floor:   the comparison with the floor prototype in the same rounds: { kind, value, level } or null ({@link vsFloor})
  *   note:    short free text (n/a reason, spread, counts)
  */
-export function row(scenario, measure, variant, value, unit, { vs = null, goal, note = '' } = {}) {
-  return { scenario, measure, variant, value, unit, vs, goal, note };
+export function row(scenario, measure, variant, value, unit, { vs = null, floor = null, goal, note = '' } = {}) {
+  return { scenario, measure, variant, value, unit, vs, floor, goal, note };
+}
+
+/**
+ * The "vs floor" cell of a row: `variant` against floor variant `floorName` in the same rounds, as the median of
+ * per-round ratios (kind 'ratio': variant ÷ floor) or differences ('diff': variant − floor); null when there is no
+ * floor for the row or it did not run.
+ */
+export function vsFloor(rounds, variant, floorName, kind = 'ratio') {
+  if (!floorName || !rounds.some((r) => Number.isFinite(r[floorName]))) return null;
+  const value = kind === 'ratio' ? medianRatio(rounds, variant, floorName) : medianDiff(rounds, variant, floorName);
+  return { kind, value, level: floorName.replace(/^floor-/, '') };
 }
 
 /** A goal on a number: `check(x)` says whether x meets it; n/a when x is not a number. `caveat` is shown after met. */
@@ -35,7 +48,7 @@ function fmtVs(vs, unit) {
   return `${sign}${fmt(Math.abs(vs.value), unit)}`;
 }
 
-const HEAD = ['scenario', 'measure', 'variant', 'median', 'vs untraced', 'goal', 'met', 'note'];
+const HEAD = ['scenario', 'measure', 'variant', 'median', 'vs untraced', 'vs floor', 'goal', 'met', 'note'];
 
 /** Markdown table (also what the console shows). */
 export function table(rows) {
@@ -45,6 +58,7 @@ export function table(rows) {
     r.variant,
     fmt(r.value, r.unit),
     fmtVs(r.vs, r.unit),
+    r.floor ? `${fmtVs(r.floor, r.unit)} (${r.floor.level})` : '',
     r.goal?.text ?? '',
     r.goal ? (r.goal.met === null ? 'n/a' : r.goal.met ? 'met' : 'NOT MET') + (r.goal.caveat ? ` (${r.goal.caveat})` : '') : '',
     r.note ?? '',

@@ -1,4 +1,8 @@
 // Small statistics for the bench: medians, per-round ratios and differences against a baseline variant.
+import { createRequire } from 'node:module';
+
+/** The share of latencies above k × their median (tail.cjs, which the apps require). */
+export const { slowerThanMedian } = createRequire(import.meta.url)('./tail.cjs');
 
 export function median(xs) {
   const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);

@@ -16,6 +16,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The preload under test, by file URL, so the bench works from any cwd. */
 export const tracehookRegister = new URL('../../register.mjs', import.meta.url);
 const emptyModule = new URL('../apps/empty.mjs', import.meta.url);
+const floorPreload = fileURLToPath(new URL('./floor-preload.cjs', import.meta.url));
 const otelRegister = require.resolve('@opentelemetry/auto-instrumentations-node/register');
 const ddInitialize = pathToFileURL(join(require.resolve('dd-trace/package.json'), '..', 'initialize.mjs')).href;
 
@@ -37,7 +38,7 @@ const otlpEnv = (port) => ({
 });
 
 /**
- * name → { label, backend: 'otlp' | 'dd' | null, tracehook, args(app, appArgs), env({ port, spansDir }) }.
+ * name → { label, backend: 'otlp' | 'dd' | null, tracehook, floor, args(app, appArgs), env({ port, spansDir }) }.
  * `backend` says which local receiver the variant needs a port of.
  */
 export const VARIANTS = {
@@ -68,6 +69,35 @@ export const VARIANTS = {
     args: (app, appArgs) => ['--import', tracehookRegister.href, app, ...appArgs],
     env: ({ spansDir }) => ({ TRACEHOOK_DISABLED: 'true', TRACEHOOK_SPANS_DIR: spansDir }),
   },
+  // TRACEHOOK_MESSAGING_SPANS=false: only the context crosses a message or task (issue 30's ≥ ×0.90 goal).
+  'tracehook-nomsg': {
+    label: 'tracehook span files, no messaging spans',
+    backend: null,
+    tracehook: true,
+    args: (app, appArgs) => ['--import', tracehookRegister.href, app, ...appArgs],
+    env: ({ spansDir }) => ({ OTEL_SERVICE_NAME: 'bench', TRACEHOOK_SPANS_DIR: spansDir, TRACEHOOK_MESSAGING_SPANS: 'false' }),
+  },
+  // Spans made, none exported (OTEL_TRACES_EXPORTER=none): span files minus this is what export costs.
+  'tracehook-noexport': {
+    label: 'tracehook, no exporter',
+    backend: null,
+    tracehook: true,
+    args: (app, appArgs) => ['--import', tracehookRegister.href, app, ...appArgs],
+    env: () => ({ OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_EXPORTER: 'none' }),
+  },
+  // The floor prototype (lib/floor-preload.cjs) at its three levels: what the least a tracer can do costs.
+  ...Object.fromEntries(
+    ['context', 'records', 'export'].map((level) => [
+      `floor-${level}`,
+      {
+        label: `floor: ${level}`,
+        backend: null,
+        floor: level,
+        args: (app, appArgs) => ['--require', floorPreload, app, ...appArgs],
+        env: ({ spansDir }) => ({ BENCH_FLOOR: level, BENCH_FLOOR_DIR: spansDir }),
+      },
+    ]),
+  ),
   // The floor under `tracehook-disabled`: what `--import` of an empty module costs (startup only).
   'import-floor': {
     label: 'an empty --import',
@@ -146,6 +176,7 @@ export function unavailable(name) {
 async function probe(name) {
   const v = VARIANTS[name];
   if (v.tracehook && !existsSync(tracehookRegister)) return `${fileURLToPath(tracehookRegister)} not found`;
+  if (v.floor && !existsSync(floorPreload)) return `${floorPreload} not found`;
   const sink = v.backend ? await startSink('accept', { any: v.backend === 'dd' }) : null;
   const ws = workspace();
   const lines = lineWaiter();
@@ -184,4 +215,11 @@ export async function partition(names, log = console.error) {
 export function pick(names, wanted) {
   if (!wanted) return names;
   return names.filter((n) => n === 'untraced' || wanted.includes(n));
+}
+
+/** The floor level a traced variant's row is held against: the same work, done the least costly way. */
+export function floorOf(name, { spans = true } = {}) {
+  if (!VARIANTS[name]?.tracehook || name === 'tracehook-disabled') return undefined;
+  if (name === 'tracehook-nomsg' || !spans) return 'floor-context';
+  return name === 'tracehook-noexport' ? 'floor-records' : 'floor-export';
 }
