@@ -3,6 +3,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TracehookConfig } from '../config/environment.js';
 import { getConfig } from '../config/current.js';
 import { otlpEndpointError } from '../config/otlp.js';
+import { otlpTransportOf } from '../compat/otel-otlp-exporter.js';
 import { logDebug } from '../diag/logger.js';
 import { unrefTimersOf } from '../preload/unref-timers.js';
 import { createDirectOtlpHttpExporter, otlpHttpParts } from './direct-otlp-http-exporter.js';
@@ -33,7 +34,7 @@ export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol'
   if (endpointError) throw endpointError;
   const exporter = otlpExporter(chosen, config.otlpEncoder);
   // OTLPExporterBase → OTLPExportDelegate → RetryingTransport, whose retry() arms the back-off timer.
-  unrefTimersOf((exporter as { _delegate?: { _transport?: unknown } })._delegate?._transport, 'retry', "the OTLP exporter's retrying transport");
+  unrefTimersOf(otlpTransportOf(exporter), 'retry', "the OTLP exporter's retrying transport");
   const target = { protocol: chosen === 'grpc' ? ('grpc' as const) : ('http' as const), url: chosen === 'grpc' ? grpcEndpoint(config) : config.otlpTracesUrl, headers: config.otlpHeaders, timeoutMs: config.shutdownTimeoutMs };
   return new ExitSafeSpanExporter(exporter, target);
 }

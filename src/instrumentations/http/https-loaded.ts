@@ -1,9 +1,8 @@
+import { httpAgentModule } from '../../compat/node-https.js';
 import { logDebug } from '../../diag/logger.js';
 import { isBuiltinLoaded } from '../../patch/builtin-loaded.js';
 import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
-
-type AgentModule = { Agent: (this: unknown, ...args: unknown[]) => unknown };
 
 const SITE: PatchSite = {
   component: 'http',
@@ -35,7 +34,12 @@ export function whenHttpsLoaded(callback: () => void): void {
   callbacks.push(callback);
   if (watching) return;
   watching = true;
-  const agents = require('_http_agent') as AgentModule;
+  const found = httpAgentModule();
+  if (found === undefined) {
+    logDebug('http', '_http_agent.Agent is not found: node:https is patched now instead of as it loads');
+    return void runCallbacks();
+  }
+  const agents = found;
   const watched = wrap(agents, 'Agent', SITE, (original) => {
     function Agent(this: unknown, ...args: unknown[]): unknown {
       if (agents.Agent === Agent) {
