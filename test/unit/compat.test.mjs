@@ -489,3 +489,25 @@ test('@koa/router ctx._matchedRoute gone: the accessor says undefined (no http.r
   assert.equal(matchedRouteOf(undefined), undefined);
   assert.equal(matchedRouteOf({ _matchedRoute: 1 }), undefined);
 });
+
+test("SDK: a processor put into _activeSpanProcessor._spanProcessors after the provider is made sees each span's start and end", () => {
+  const { BasicTracerProvider, SimpleSpanProcessor, InMemorySpanExporter } = require('@opentelemetry/sdk-trace-base');
+  const { spanProcessorListOf } = compat('otel-sdk');
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
+  const tracer = provider.getTracer('t');
+  const seen = [];
+  spanProcessorListOf(provider).unshift({ onStart: (s) => seen.push(['start', s.name]), onEnd: (s) => seen.push(['end', s.name]), forceFlush: async () => {}, shutdown: async () => {} });
+  tracer.startSpan('s').end();
+  assert.deepEqual(seen, [['start', 's'], ['end', 's']]);
+  const { trackHookOpenSpans } = require(dist('preload/hook-open-spans.js'));
+  const other = new BasicTracerProvider();
+  assert.equal(trackHookOpenSpans(other), true);
+  assert.equal(trackHookOpenSpans(other), true);
+  assert.equal(spanProcessorListOf(other).length, 1, 'one OpenSpanProcessor, not two');
+});
+
+test('SDK _spanProcessors gone: open spans of a hook provider are not tracked, without a throw', () => {
+  const { trackHookOpenSpans } = require(dist('preload/hook-open-spans.js'));
+  assert.equal(trackHookOpenSpans({ forceFlush: async () => {} }), false);
+  assert.equal(trackHookOpenSpans({ forceFlush: async () => {}, _activeSpanProcessor: { onEnd() {} } }), false);
+});
