@@ -19,11 +19,10 @@ export interface SpanQueueConfig {
 }
 
 /**
- * Default of `TRACEHOOK_MAX_QUEUE_BYTES`: 16 MiB of estimated heap, ≈ 16 000 HTTP spans (8 times the
- * stock BatchSpanProcessor's 2048). A queue full at its bound costs the process ≈ 2–4 times its
- * bound in RSS (V8 grows the old space ahead of the live heap): measured on Node 20 with the OTLP
- * backend down under full load, 64 MiB held 167–277 MiB RSS, 16 MiB 117–152 MiB against 124 MiB
- * with the backend up. Bursts of 2000 concurrent requests peaked at 2–3 MiB on a quiet machine.
+ * Default of `TRACEHOOK_MAX_QUEUE_BYTES`: 16 MiB of estimated heap, some 16 000 HTTP spans (8 times the
+ * stock BatchSpanProcessor's 2048). A queue full at its bound costs the process a few times its
+ * bound in RSS (V8 grows the old space ahead of the live heap): bench: memory, peak RSS, backend
+ * down − up, tracehook-otlp row (the OTLP backend down under full load).
  */
 export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 
