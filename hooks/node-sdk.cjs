@@ -2,7 +2,8 @@
 // A tracing startup hook that sets up OpenTelemetry's own NodeSDK, as an OpenTelemetry user writes it, with
 // getNodeAutoInstrumentations(). tracehook steps aside for what it registers: its context manager,
 // propagator and every instrumentation NodeSDK brings (tracehook's own stay only where NodeSDK has none), so
-// each request gives one SERVER span. The preload flushes NodeSDK's TracerProvider at exit, within
+// each request gives one SERVER span. The preload ends NodeSDK's spans still open at exit (marked
+// tracehook.incomplete) and flushes its TracerProvider, within
 // TRACEHOOK_SHUTDOWN_TIMEOUT_MS.
 // Use: npm install @opentelemetry/sdk-node @opentelemetry/auto-instrumentations-node, then
 //   TRACEHOOK_STARTUP_HOOK=@tracehook/register/hooks/node-sdk:setupTracing node --import @tracehook/register app.js

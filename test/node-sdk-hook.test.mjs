@@ -56,14 +56,26 @@ async function requestsThenExit(app, dir, n) {
   return (await readSpans(dir)).filter((s) => s.kind === 'SERVER');
 }
 
-test('NodeSDK hook: spans ended before process.exit() are flushed, and the exit is not held', async (t) => {
-  const dir = spansDir(t);
-  const app = start('http-app.mjs', { env: env(dir, 'esm-app') });
-  t.after(() => app.kill('SIGKILL'));
-  const servers = await requestsThenExit(app, dir, 1);
-  // The '/exit' request's own span is still open at process.exit(): NodeSDK's instrumentation-http ends it later.
-  assert.deepEqual(servers.map((s) => s.attributes['url.path'] ?? s.attributes['http.target']), ['/']);
-});
+const path = (s) => s.attributes['url.path'] ?? s.attributes['http.target'];
+
+// The '/exit' request's own span is still open at process.exit() (NodeSDK's instrumentation-http ends it later):
+// tracehook tracks the hook's provider's open spans as its own, so it is ended as incomplete and written too.
+for (const [processor, hook] of [
+  ['BatchSpanProcessor', HOOK],
+  ['SimpleSpanProcessor', `${join(FIXTURES, 'hooks', 'node-sdk-simple.cjs')}:setupTracing`],
+]) {
+  test(`NodeSDK hook (${processor}): 10 of 10 SERVER spans when the 10th response's callback calls process.exit(), the last incomplete; the exit is not held`, async (t) => {
+    const dir = spansDir(t);
+    const app = start('http-app.mjs', { env: { ...env(dir, 'esm-app'), TRACEHOOK_STARTUP_HOOK: hook } });
+    t.after(() => app.kill('SIGKILL'));
+    const servers = await requestsThenExit(app, dir, 9);
+    assert.equal(servers.length, 10, JSON.stringify(servers.map(path)));
+    const last = servers.find((s) => path(s) === '/exit');
+    assert.ok(last, JSON.stringify(servers.map(path)));
+    assert.equal(last.attributes['tracehook.incomplete'], true);
+    assert.deepEqual(servers.filter((s) => s.attributes['tracehook.incomplete'] !== undefined), [last]);
+  });
+}
 
 // OpenTelemetry JS's newest major: NodeSDK 0.301 (SDK 3.x, @opentelemetry/api 1.10) with its own instrumentation-http,
 // from test/fixtures/node-sdk-next (installed here from its package-lock.json with `npm ci`).
@@ -84,9 +96,10 @@ if (!tooOld) test('NodeSDK on SDK 3.x as the startup hook: one SERVER span per r
   const dir = spansDir(t);
   const app = start('http-app.mjs', { env: { ...env(dir, 'next-app'), TRACEHOOK_STARTUP_HOOK: `${join(NEXT, 'hook.cjs')}:setupTracing` } });
   t.after(() => app.kill('SIGKILL'));
-  // The '/exit' request's span is still open at process.exit(); the three before it were flushed from the batch.
+  // The three before '/exit' were flushed from the batch; '/exit''s own, still open at process.exit(), was ended as incomplete.
   const servers = await requestsThenExit(app, dir, 3);
-  assert.equal(servers.length, 3, JSON.stringify(servers.map((s) => [s.scope, s.name])));
-  assert.equal(new Set(servers.map((s) => s.traceId)).size, 3);
+  assert.equal(servers.length, 4, JSON.stringify(servers.map((s) => [s.scope, s.name])));
+  assert.equal(new Set(servers.map((s) => s.traceId)).size, 4);
+  assert.deepEqual(servers.filter((s) => s.attributes['tracehook.incomplete'] === true).map(path), ['/exit']);
   for (const s of servers) assert.equal(s.resource['service.name'], 'next-app');
 });

@@ -3,7 +3,9 @@
 // makes a patch miss its target fails here instead of passing silently.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { run, spansDir } from './helpers/fixture.mjs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT, run, spansDir } from './helpers/fixture.mjs';
 
 const EVERY_THREAD = [
   'child_process.ChildProcess#spawn',
@@ -53,4 +55,15 @@ test('every documented patch site is marked in the main thread, a worker thread,
     assert.deepEqual(ids.filter((id) => !found[where].includes(id)), [], `unmarked in ${where}`);
   }
   assert.deepEqual(found['main-after-builtins'], [], 'the watchers are removed once node:worker_threads and node:child_process are loaded');
+});
+
+// register.mjs swaps process.emitWarning outside the patch helper during module.register() (docs/architecture.md,
+// "Patch inventory", `register.process.emitWarning`): once startup is over it must be Node.js's own again.
+test("register.process.emitWarning is undone: after startup with the ESM loader hook, process.emitWarning is Node.js's own", (t) => {
+  const code = `const w = process.emitWarning; console.log(JSON.stringify([w.name, w.length, w.__wrapped === undefined, w[Symbol.for('tracehook.patched')] === undefined]))`;
+  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'register.mjs'), '-e', code], { encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), TRACEHOOK_ESM_LOADER: 'true' } });
+  assert.equal(r.status, 0, r.stderr);
+  const plain = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' });
+  assert.equal(r.stdout, plain.stdout);
+  assert.deepEqual(JSON.parse(r.stdout).slice(2), [true, true]);
 });

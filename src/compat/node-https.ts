@@ -4,9 +4,10 @@
  *   lib/https.js at load, whose `globalAgent = new Agent(…)` calls it once through `FunctionPrototypeCall(HttpAgent…)`
  *   in its own `Agent` constructor; so wrapping that export sees every load of node:https, CommonJS or ES module.
  * - Since: Node.js 0.x (`_http_agent` since 0.11); the call at load holds in Node.js 20 to 26.
- * - When it is gone ({@link httpAgentModule} returns undefined, or node:https stops calling it): node:https first
- *   loaded by an ES module `import` is patched after the first turn of the event loop (its first requests untraced);
- *   a `require('https')` is still patched as it returns.
+ * - When it is gone: with {@link httpAgentModule} undefined, node:https is loaded and patched at startup (a few ms
+ *   more, said at DEBUG); when node:https stops calling it, node:https first loaded by an ES module `import` is
+ *   patched after the first turn of the event loop (its first requests untraced); a `require('https')` is still
+ *   patched as it returns.
  * Used by src/instrumentations/http/https-loaded.ts; test/unit/compat.test.mjs.
  */
 

@@ -9,7 +9,8 @@
  * - When it is gone ({@link signalHandleListener} returns undefined): src/preload/signals.ts's count correction has
  *   nothing to steer; the app removing its own last listener may then end the preload's signal handling, so a
  *   signal after that ends the process by the default action without its spans flushed (what the app asked for).
- * test/unit/compat.test.mjs.
+ *   Said at DEBUG level when the preload's signal handling starts.
+ * Used by src/preload/signals.ts; test/unit/compat.test.mjs.
  */
 
 /** Node.js's `'removeListener'` listener that closes a signal's handle, or undefined when there is none by that name. */

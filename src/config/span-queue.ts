@@ -4,26 +4,25 @@ import type { Env } from './env.js';
 import { readString } from './env.js';
 import { readWholeNumber } from './whole-number.js';
 
-/** How tracehook's span processor queues and batches ended spans before export. */
+/** How tracehook's span processor queues and batches ended spans before export; the SDK's BatchSpanProcessor option names where it has them. */
 export interface SpanQueueConfig {
   /** `TRACEHOOK_MAX_QUEUE_BYTES`: the bound on the estimated size of queued spans, bytes; default 16 MiB. */
   maxQueueBytes: number;
   /** `OTEL_BSP_MAX_QUEUE_SIZE`, only when set: a bound in spans as well; default none (bytes only). */
-  maxQueueSpans?: number;
+  maxQueueSize?: number;
   /** `OTEL_BSP_SCHEDULE_DELAY`: the longest an ended span waits before export, ms; default 5000. */
-  scheduledDelayMs: number;
+  scheduledDelayMillis: number;
   /** `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`: spans per OTLP export, and the queue length that starts one early; default 512. */
   maxExportBatchSize: number;
   /** `OTEL_BSP_EXPORT_TIMEOUT`: how long an export may take before its spans count as failed, ms; default 30000. */
-  exportTimeoutMs: number;
+  exportTimeoutMillis: number;
 }
 
 /**
- * Default of `TRACEHOOK_MAX_QUEUE_BYTES`: 16 MiB of estimated heap, ≈ 16 000 HTTP spans (8 times the
- * stock BatchSpanProcessor's 2048). A queue full at its bound costs the process ≈ 2–4 times its
- * bound in RSS (V8 grows the old space ahead of the live heap): measured on Node 20 with the OTLP
- * backend down under full load, 64 MiB held 167–277 MiB RSS, 16 MiB 117–152 MiB against 124 MiB
- * with the backend up. Bursts of 2000 concurrent requests peaked at 2–3 MiB on a quiet machine.
+ * Default of `TRACEHOOK_MAX_QUEUE_BYTES`: 16 MiB of estimated heap, some 16 000 HTTP spans (8 times the
+ * stock BatchSpanProcessor's 2048). A queue full at its bound costs the process a few times its
+ * bound in RSS (V8 grows the old space ahead of the live heap): bench: memory, peak RSS, backend
+ * down − up, tracehook-otlp row (the OTLP backend down under full load).
  */
 export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 
@@ -34,10 +33,10 @@ export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 export function readSpanQueueConfig(env: Env, errors: ConfigError[]): SpanQueueConfig {
   return {
     maxQueueBytes: readBytes(env, 'TRACEHOOK_MAX_QUEUE_BYTES', DEFAULT_MAX_QUEUE_BYTES, '16MiB', errors),
-    maxQueueSpans: readString(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ? readWholeNumber(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1, errors) : undefined,
-    scheduledDelayMs: readWholeNumber(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 0, errors, 'a whole number of ms'),
+    maxQueueSize: readString(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ? readWholeNumber(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1, errors) : undefined,
+    scheduledDelayMillis: readWholeNumber(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 0, errors, 'a whole number of ms'),
     maxExportBatchSize: readWholeNumber(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, errors),
-    exportTimeoutMs: readWholeNumber(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000, 1, errors, 'a whole number of ms'),
+    exportTimeoutMillis: readWholeNumber(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000, 1, errors, 'a whole number of ms'),
   };
 }
 

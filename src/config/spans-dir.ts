@@ -33,7 +33,7 @@ export function readSpansDirConfig(env: Env): SpansDirConfig {
 /**
  * Default of `TRACEHOOK_SPANS_MAX_BYTES`: 256 MiB per span file, ≈ 250 000 HTTP server spans. Span files are the
  * default destination, in `/tmp`, which is memory on systems that mount it as tmpfs (Debian 13's default, Fedora's,
- * Arch's): with no bound, a busy service left on the default would fill it at ≈ 1 KB per request.
+ * Arch's): with no bound, a busy service left on the default would fill it, one span line per request.
  */
 export const DEFAULT_SPANS_MAX_BYTES = 256 * 1024 ** 2;
 

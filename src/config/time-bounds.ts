@@ -4,7 +4,7 @@ import { readWholeNumber } from './whole-number.js';
 
 /**
  * Default of `TRACEHOOK_STARTUP_HOOK_TIMEOUT_MS`, ms: long enough for a hook that imports the
- * OpenTelemetry SDK and an exporter on a loaded machine (≈ 0.5 s here), short enough that an app
+ * OpenTelemetry SDK and an exporter on a loaded machine (bench: startup, spawn → first HTTP 200, otel row), short enough that an app
  * whose hook hangs starts soon, untraced.
  */
 export const DEFAULT_STARTUP_HOOK_TIMEOUT_MS = 3000;

@@ -9,7 +9,7 @@ import { DEFAULT_SPANS_MAX_BYTES } from '../config/spans-dir.js';
 import { UnsafePathError, openPrivateFile, preparePrivateDir, sizeIfStillAt } from './private-file.js';
 import { SpanWriteError } from './span-write-error.js';
 
-/** Spans per JSON line: ≈ 0.3 ms of encoding, the unit a caller can schedule writing in. */
+/** Spans per JSON line: the unit of encoding a caller can schedule writing in (bench/encode.mjs; RESULTS.md, "Encoding in place"). */
 export const LINE_SPANS = 64;
 
 /** Errors that make the default directory unusable for this user, as an unsafe one is: use the fallback. */

@@ -20,8 +20,8 @@ let toJson: ((spans: ReadableSpan[]) => string) | undefined;
  * from the spans ({@link encodeOtlpJson}), or with `TRACEHOOK_OTLP_ENCODER=stock` with
  * @opentelemetry/otlp-transformer, the same text either way except where otlp-transformer's is not
  * valid OTLP/JSON (lone surrogates, integers beyond 2^53; see encodeOtlpJson). The stock serializer is loaded at the
- * first use rather than at startup: from the build's small bundle of it (dist/otlp-json.bundle.js,
- * ≈ 3 ms) when present, else from the package (≈ 100 ms: it brings protobuf, metrics and logs along).
+ * first use rather than at startup: from the build's small bundle of it (dist/otlp-json.bundle.js)
+ * when present, else from the package (much slower: it brings protobuf, metrics and logs along).
  * @returns the request as a JSON string (no trailing newline)
  */
 export function spansToOtlpJson(spans: ReadableSpan[]): string {

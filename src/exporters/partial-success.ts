@@ -1,6 +1,7 @@
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { otlpSerializerHolderOf } from '../compat/otel-otlp-exporter.js';
 import { logDebug } from '../diag/logger.js';
 import { stateKey } from '../state-key.js';
 import { escapeControlChars } from '../diag/control-chars.js';
@@ -53,11 +54,6 @@ export function partialSuccessOf(response: unknown): RejectedSpans | undefined {
   return { rejectedSpans, errorMessage: typeof partial?.errorMessage === 'string' ? partial.errorMessage : '' };
 }
 
-interface Serializer {
-  serializeRequest: (spans: ReadableSpan[]) => Uint8Array | undefined;
-  deserializeResponse: (data: Uint8Array) => unknown;
-}
-
 /**
  * Has `exporter` (an OTLPExporterBase of @opentelemetry/otlp-exporter-base: the direct or stock
  * OTLP/HTTP exporter, or the OTLP/gRPC one) keep the OTLP partial success of each answer, which it
@@ -70,12 +66,12 @@ interface Serializer {
  * @returns a function giving the rejection of the answer read last (once), or undefined
  */
 export function keepPartialSuccess(exporter: SpanExporter): () => RejectedSpans | undefined {
-  const delegate = (exporter as { _delegate?: { _serializer?: Serializer } })._delegate;
-  const serializer = delegate?._serializer;
-  if (!delegate || typeof serializer?.deserializeResponse !== 'function') {
+  const delegate = otlpSerializerHolderOf<ReadableSpan>(exporter);
+  if (delegate === undefined) {
     logDebug('otlp', 'the OTLP exporter keeps no serializer where otlp-exporter-base 0.2xx does; spans a backend rejects (partial success) count as exported');
     return () => undefined;
   }
+  const serializer = delegate._serializer;
   let last: RejectedSpans | undefined;
   delegate._serializer = {
     serializeRequest: (spans) => serializer.serializeRequest(spans),

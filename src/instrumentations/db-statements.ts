@@ -4,7 +4,7 @@ import type { SqlDialect } from './sql-mask.js';
 
 /**
  * Longest query text kept, UTF-16 code units (16 KiB): masking is linear in the text, and a bulk INSERT of
- * literals can be megabytes (≈ 15–40 ms to mask 0.9 MB, in the app's own turn).
+ * literals can be megabytes (masked in the app's own turn, for a time that grows with its length).
  */
 export const MAX_QUERY_TEXT_CHARS = 16 * 1024;
 

@@ -1,9 +1,10 @@
 import { hasSubscribers } from 'node:diagnostics_channel';
-import { sep } from 'node:path';
 import type { TextMapPropagator } from '@opentelemetry/api';
 import { context, diag, propagation } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { RITM_SINGLETON_FILE, moduleNameTrieOf } from '../compat/otel-instrumentation.js';
+import type { ModuleNameTrie } from '../compat/otel-instrumentation.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
@@ -19,7 +20,6 @@ const UNDICI = '@opentelemetry/instrumentation-undici';
 const INSTRUMENTATION_PREFIX = '@opentelemetry/instrumentation-';
 
 type Wrapped = { __wrapped?: boolean };
-type Trie = { search(name: string, options?: object): unknown[] };
 
 /**
  * Makes room for a startup hook that sets up OpenTelemetry itself (NodeSDK: context manager,
@@ -87,22 +87,19 @@ function wrapped(fn: unknown): boolean {
   return typeof fn === 'function' && (fn as Wrapped).__wrapped === true;
 }
 
-const SINGLETON_FILE = ['@opentelemetry', 'instrumentation', 'build', 'src', 'platform', 'node', 'RequireInTheMiddleSingleton.js'].join(sep);
-
 /**
  * Whether a module name is registered with the require-in-the-middle hook of an @opentelemetry/instrumentation copy
  * the hook loaded: found among the modules already loaded (`require.cache`), never resolved or loaded here, so no
  * code runs that the hook did not load itself (a copy resolved from the working directory could be anyone's).
  */
 function hookRegisteredModules(): (module: string) => boolean {
-  const tries: Trie[] = [];
+  const tries: ModuleNameTrie[] = [];
   for (const [file, loaded] of Object.entries(require.cache)) {
-    if (!file.endsWith(SINGLETON_FILE)) continue;
+    if (!file.endsWith(RITM_SINGLETON_FILE)) continue;
     // `_instance` exists only once an instrumentation of that copy was created: never create one here.
-    const instance = (loaded?.exports as { RequireInTheMiddleSingleton?: { _instance?: { _moduleNameTrie?: Trie } } } | undefined)?.RequireInTheMiddleSingleton?._instance;
-    const trie = instance?._moduleNameTrie;
-    if (trie && typeof trie.search === 'function' && !tries.includes(trie)) tries.push(trie);
-    else logDebug('instrumentations', `no require-in-the-middle registry in ${file}`);
+    const trie = moduleNameTrieOf(loaded?.exports);
+    if (trie && !tries.includes(trie)) tries.push(trie);
+    else if (!trie) logDebug('instrumentations', `no require-in-the-middle registry in ${file}`);
   }
   return (module) => tries.some((trie) => trie.search(module).length > 0);
 }

@@ -4,6 +4,7 @@ import { exitSafeExporters } from '../exporters/exit-safe-span-exporter.js';
 import { endOpenSpans } from '../processors/open-span-processor.js';
 import { getPreloadState } from '../state.js';
 import type { ExitSignal } from './signals.js';
+import { trackHookOpenSpans } from './hook-open-spans.js';
 import { noteHookQueues, reportHookLosses, watchHookExporters } from './hook-exporters.js';
 import { EXIT_SIGNALS, addHiddenListener, appSignalListeners, isListening, onProcessEvent, patchSelfKill, removeHiddenSignalListener } from './signals.js';
 import { unrefExportTimers, withUnrefTimers } from './unref-timers.js';
@@ -97,6 +98,7 @@ function drain(provider: Flushable): Promise<boolean> {
  */
 export function installExitHandlers(provider: Flushable, timeoutMs: number): void {
   unrefExportTimers(provider);
+  trackHookOpenSpans(provider);
   watchHookExporters(provider);
   const state = getPreloadState();
   const startEnding = () => (state.exitDeadline ??= Date.now() + timeoutMs);

@@ -1,20 +1,16 @@
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { finishedSpansOf, spanProcessorExporterOf } from '../compat/otel-sdk.js';
 import { getConfig } from '../config/current.js';
 import { logWarn } from '../diag/logger.js';
 import { tracingStats } from '../diag/tracing-stats.js';
 import { wrap } from '../patch/wrap.js';
 import { spanProcessorsOf } from './unref-timers.js';
 
-/** A span processor of the SDK's (BatchSpanProcessor, SimpleSpanProcessor) as the exit steps see it. */
-interface SdkProcessor {
-  _exporter?: SpanExporter;
-  /** BatchSpanProcessorBase's queue (OpenTelemetry JS SDK 1.x and 2.x). */
-  _finishedSpans?: ReadableSpan[];
-}
-
 interface Watched {
-  processor: SdkProcessor;
+  /** A span processor of the SDK's (BatchSpanProcessor, SimpleSpanProcessor). */
+  processor: unknown;
+  exporter: SpanExporter;
   /** Spans handed to the exporter whose export has not called back. */
   pending: number;
   /** Spans handed to the exporter so far. */
@@ -35,10 +31,9 @@ let before: { queued: number; handed: number; resourcePending: boolean } | undef
  */
 export function watchHookExporters(provider: unknown): void {
   for (const p of spanProcessorsOf(provider)) {
-    const processor = p as SdkProcessor;
-    const exporter = processor._exporter;
-    if (typeof exporter?.export !== 'function') continue;
-    const entry: Watched = { processor, pending: 0, handed: 0 };
+    const exporter = spanProcessorExporterOf<SpanExporter>(p);
+    if (exporter === undefined) continue;
+    const entry: Watched = { processor: p, exporter, pending: 0, handed: 0 };
     const wrapped = wrap(exporter as unknown as Record<string, (...args: unknown[]) => unknown>, 'export', SITE, (original) => function (this: unknown, spans: unknown, resultCallback: unknown) {
       const n = Array.isArray(spans) ? spans.length : 0;
       entry.handed += n;
@@ -69,7 +64,7 @@ export function noteHookQueues(): void {
   let handed = 0;
   let resourcePending = false;
   for (const w of watched) {
-    const spans = w.processor._finishedSpans ?? [];
+    const spans = finishedSpansOf<ReadableSpan>(w.processor) ?? [];
     queued += spans.length;
     handed += w.handed;
     resourcePending ||= spans.some((s) => (s.resource as { asyncAttributesPending?: boolean } | undefined)?.asyncAttributesPending === true);
@@ -91,7 +86,7 @@ export function reportHookLosses(): void {
   for (const w of watched) {
     pending += w.pending;
     handed += w.handed;
-    if (w.pending > 0) asyncExporter ??= w.processor._exporter?.constructor?.name || 'its exporter';
+    if (w.pending > 0) asyncExporter ??= w.exporter.constructor?.name || 'its exporter';
   }
   const neverHanded = Math.max(0, before.queued - (handed - before.handed));
   const lost = pending + neverHanded;

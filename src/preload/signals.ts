@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import { signalHandleListener } from '../compat/node-signals.js';
 import { logDebug } from '../diag/logger.js';
 import { isPatched, wrap } from '../patch/wrap.js';
 import { stateKey } from '../state-key.js';
@@ -55,6 +56,7 @@ function patch(): SignalPatch {
   if (proc[PATCH_KEY]) return proc[PATCH_KEY];
   const state: SignalPatch = { hidden: new Set(), handlers: new Map(), ours: new Map(), removing: 0, created: new Map(), seq: 0 };
   proc[PATCH_KEY] = state;
+  if (signalHandleListener() === undefined) logDebug('exit', "Node.js's stopListeningIfSignal is not found: the app removing its last signal listener may end the preload's signal handling");
   const visible = (list: Listener[]) => (state.hidden.size === 0 ? list : list.filter((l) => !state.hidden.has(l)));
   const { listeners, rawListeners, listenerCount, eventNames, emit } = process as unknown as Record<string, (...a: unknown[]) => unknown>;
   define('listeners', () => function (this: unknown, type: unknown) {

@@ -4,6 +4,7 @@ import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode, suppressTracing } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { SpanQueueConfig } from '../config/span-queue.js';
+import { DEFAULT_MAX_QUEUE_BYTES } from '../config/span-queue.js';
 import { problemOf, warnOnce } from '../diag/logger.js';
 import { isShutdownBoundError, tracingStats } from '../diag/tracing-stats.js';
 import { getPreloadState } from '../state.js';
@@ -12,18 +13,46 @@ import { printable, rejectedSpansOf } from '../exporters/partial-success.js';
 import { monotonicMs } from '../provider/monotonic-clock.js';
 import { estimateSpanBytes } from '../provider/span-size.js';
 
-/** Options of {@link BoundedBatchSpanProcessor}: the queue configuration plus how the exporter is fed. */
-export interface BoundedBatchOptions extends SpanQueueConfig {
-  /** Spans per `export()` call; default `maxExportBatchSize`. The span-file exporter takes 64 (one line). */
+/**
+ * Options of {@link BoundedBatchSpanProcessor}: the queue configuration, by the SDK's BatchSpanProcessor names
+ * (`maxQueueSize`, `scheduledDelayMillis`, `maxExportBatchSize`, `exportTimeoutMillis`; each defaults as there:
+ * none (bytes only), 5000 ms, 512, 30000 ms; `maxQueueBytes` defaults to 16 MiB), plus how the exporter is fed.
+ */
+export interface BoundedBatchOptions extends Partial<SpanQueueConfig> {
+  /** @deprecated Use `maxQueueSize`, the SDK's name; read when `maxQueueSize` is not given. */
+  maxQueueSpans?: number;
+  /** @deprecated Use `scheduledDelayMillis`, the SDK's name; read when `scheduledDelayMillis` is not given. */
+  scheduledDelayMs?: number;
+  /** @deprecated Use `exportTimeoutMillis`, the SDK's name; read when `exportTimeoutMillis` is not given. */
+  exportTimeoutMs?: number;
+  /**
+   * @deprecated Use `maxExportBatchSize`, the SDK's name (spans per `export()` call, and the queue length that
+   * starts an export). When given, only the spans per `export()` call; default `maxExportBatchSize`.
+   */
   spansPerExport?: number;
   /** Names the destination in diagnostics, e.g. `OTLP http/protobuf http://collector:4318/v1/traces`. */
   destination: string;
   /**
    * Asynchronous exports in flight at once while the exporter succeeds; default 1. A second one
-   * starts only for a full batch (`spansPerExport` queued) or a flush; after a failed export, one at
+   * starts only for a full batch (`maxExportBatchSize` queued) or a flush; after a failed export, one at
    * a time until one succeeds. The exporter must accept as many (otlp-exporter-base's `concurrencyLimit`).
    */
   maxConcurrentExports?: number;
+}
+
+/** {@link BoundedBatchOptions} with the defaults and the deprecated names resolved. */
+type ResolvedBatchOptions = SpanQueueConfig & Pick<BoundedBatchOptions, 'destination' | 'maxConcurrentExports'>;
+
+function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
+  return {
+    maxQueueBytes: o.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES,
+    maxQueueSize: o.maxQueueSize ?? o.maxQueueSpans,
+    scheduledDelayMillis: o.scheduledDelayMillis ?? o.scheduledDelayMs ?? 5000,
+    maxExportBatchSize: o.maxExportBatchSize ?? 512,
+    exportTimeoutMillis: o.exportTimeoutMillis ?? o.exportTimeoutMs ?? 30_000,
+    destination: o.destination,
+    maxConcurrentExports: o.maxConcurrentExports,
+  };
 }
 
 /** The shortest time a drain may take when behind, ms, so the writer always makes progress. */
@@ -40,7 +69,7 @@ const MAX_SLICE_UNDER_PRESSURE_MS = 200;
  * full is dropped and counted; nothing is held beyond the bound.
  *
  * Export starts when `maxExportBatchSize` spans are queued (or half the byte bound) or
- * `scheduledDelayMs` after the first queued span, as the specification's Batch Span Processor does. An exporter that finishes
+ * `scheduledDelayMillis` after the first queued span, as the specification's Batch Span Processor does. An exporter that finishes
  * synchronously (span files) is fed batch after batch in one turn of the event loop for as long as
  * the rest of that turn took (1–50 ms): behind a burst it gets up to half the CPU, so it keeps up
  * with a loop that makes spans as fast as it can, and never stalls a request longer than the turn
@@ -60,7 +89,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private queue: ReadableSpan[] = [];
   /**
    * `sizes[i]` is the estimated bytes of `queue[i]`. A parallel array, not a WeakMap keyed by span:
-   * an ephemeron per queued span cost every scavenge, and each lookup a hash (≈ 2 µs per span).
+   * an ephemeron per queued span cost every scavenge, and each lookup a hash (bench: throughput, main-thread CPU per request).
    */
   private sizes: number[] = [];
   /** Index of the first queued span in `queue` and `sizes` (both are compacted now and then). */
@@ -76,21 +105,23 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private closed = false;
   private spanEnded = false;
   private readonly spansPerExport: number;
+  private readonly options: ResolvedBatchOptions;
   /** The last export failed: the backend is down or refusing; one export at a time until it answers. */
   private failing = false;
 
   /**
-   * @param exporter - where batches go; called with at most `spansPerExport` spans, up to
+   * @param exporter - where batches go; called with at most `maxExportBatchSize` spans, up to
    *   `maxConcurrentExports` exports in flight at a time (default 1; any number inside the `exit`
    *   event, where exports are synchronous)
-   * @param options - bounds (`maxQueueBytes` in bytes, optional `maxQueueSpans`), batching
-   *   (`scheduledDelayMs`, `maxExportBatchSize`, `exportTimeoutMs` in ms) and the destination's name
+   * @param options - bounds (`maxQueueBytes` in bytes, optional `maxQueueSize`), batching
+   *   (`scheduledDelayMillis`, `maxExportBatchSize`, `exportTimeoutMillis` in ms) and the destination's name
    */
   constructor(
     private readonly exporter: SpanExporter,
-    private readonly options: BoundedBatchOptions,
+    options: BoundedBatchOptions,
   ) {
-    this.spansPerExport = options.spansPerExport ?? options.maxExportBatchSize;
+    this.options = resolveOptions(options);
+    this.spansPerExport = options.spansPerExport ?? this.options.maxExportBatchSize;
   }
 
   onStart(_span: Span, _parentContext: Context): void {}
@@ -106,9 +137,9 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     }
     const bytes = estimateSpanBytes(span);
     const count = this.queue.length - this.head;
-    if (this.queuedBytes + this.exportingBytes + bytes > this.options.maxQueueBytes || count >= (this.options.maxQueueSpans ?? Infinity)) {
+    if (this.queuedBytes + this.exportingBytes + bytes > this.options.maxQueueBytes || count >= (this.options.maxQueueSize ?? Infinity)) {
       stats.dropped.queueFull++;
-      const bound = count >= (this.options.maxQueueSpans ?? Infinity) ? `${this.options.maxQueueSpans} spans (OTEL_BSP_MAX_QUEUE_SIZE)` : `${this.options.maxQueueBytes} bytes (TRACEHOOK_MAX_QUEUE_BYTES)`;
+      const bound = count >= (this.options.maxQueueSize ?? Infinity) ? `${this.options.maxQueueSize} spans (OTEL_BSP_MAX_QUEUE_SIZE)` : `${this.options.maxQueueBytes} bytes (TRACEHOOK_MAX_QUEUE_BYTES)`;
       warnOnce('span-queue', 'queue-full', `the span queue is at its bound of ${bound}: ended spans are dropped and counted until the exporter catches up`);
       return;
     }
@@ -120,7 +151,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     if (stats.queuedBytes > stats.queuedBytesPeak) stats.queuedBytesPeak = stats.queuedBytes;
     if (getPreloadState().synchronousExport) this.drain(true);
     else if (count + 1 >= this.options.maxExportBatchSize || this.queuedBytes * 2 >= this.options.maxQueueBytes) this.scheduleDrain();
-    else this.timer ??= setTimeout(() => this.drain(true), this.options.scheduledDelayMs).unref();
+    else this.timer ??= setTimeout(() => this.drain(true), this.options.scheduledDelayMillis).unref();
   }
 
   /** Exports everything queued now; resolves when those exports have finished. Never rejects. */
@@ -211,7 +242,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.exportingBytes += bytes;
 
     let settled = false;
-    const timer = setTimeout(() => done({ code: ExportResultCode.FAILED, error: new Error(`export timed out after ${this.options.exportTimeoutMs} ms (OTEL_BSP_EXPORT_TIMEOUT)`) }), this.options.exportTimeoutMs).unref();
+    const timer = setTimeout(() => done({ code: ExportResultCode.FAILED, error: new Error(`export timed out after ${this.options.exportTimeoutMillis} ms (OTEL_BSP_EXPORT_TIMEOUT)`) }), this.options.exportTimeoutMillis).unref();
     const done = (result: ExportResult) => {
       if (settled) return;
       settled = true;

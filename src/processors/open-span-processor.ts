@@ -33,6 +33,8 @@ const END_CHUNK = 512;
 // One set per thread, shared by every copy of this module (the preload bundle and the API's files).
 const KEY = stateKey('openSpans');
 
+const MARK = stateKey('openSpanProcessor');
+
 let cached: OpenSpans | undefined;
 
 function openSpans(): OpenSpans {
@@ -51,6 +53,9 @@ function openSpans(): OpenSpans {
  * not change how the process ends. Never throws.
  */
 export class OpenSpanProcessor implements SpanProcessor {
+  /** Marks an instance for {@link isOpenSpanProcessor}, across the copies of this module (bundle, API files). */
+  readonly [MARK] = true;
+
   constructor() {
     listenOnce();
   }
@@ -76,6 +81,11 @@ export class OpenSpanProcessor implements SpanProcessor {
   shutdown(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** Whether `processor` is an {@link OpenSpanProcessor} of this tracehook version (any copy of this module). */
+export function isOpenSpanProcessor(processor: unknown): boolean {
+  return (processor as { [MARK]?: unknown } | null | undefined)?.[MARK] === true;
 }
 
 /**

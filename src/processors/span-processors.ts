@@ -80,7 +80,7 @@ export function defaultSpanProcessors(config: TracehookConfig, synchronous = fal
       return [new BoundedBatchSpanProcessor(createOtlpSpanExporter(config.otlpProtocol), { ...config.spanQueue, destination: otlpDestination(config), maxConcurrentExports: OTLP_CONCURRENT_EXPORTS })];
     default: {
       const exporter = new FileSpanExporter(config.spansDir, { fallbackDir: config.spansFallbackDir, maxBytes: config.spansMaxBytes });
-      return [new BoundedBatchSpanProcessor(exporter, { ...config.spanQueue, spansPerExport: LINE_SPANS, destination: 'span files' })];
+      return [new BoundedBatchSpanProcessor(exporter, { ...config.spanQueue, maxExportBatchSize: LINE_SPANS, destination: 'span files' })];
     }
   }
 }

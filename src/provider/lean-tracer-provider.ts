@@ -1,5 +1,6 @@
 import type { Tracer, TracerOptions } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { tracerOptionsOf } from '../compat/otel-sdk.js';
 import { logDebug } from '../diag/logger.js';
 import { LeanTracer } from './lean-tracer.js';
 import type { LeanTracerOptions } from './lean-tracer.js';
@@ -18,8 +19,8 @@ export class LeanTracerProvider extends BasicTracerProvider {
     const key = `${name}@${version || ''}:${options?.schemaUrl || ''}`;
     let tracer = this.leanTracers.get(key);
     if (tracer === undefined) {
-      const tracerOptions = (this as unknown as { _tracerOptions?: LeanTracerOptions })._tracerOptions;
-      if (tracerOptions?.spanProcessor === undefined || tracerOptions.idGenerator === undefined) {
+      const tracerOptions = tracerOptionsOf<LeanTracerOptions>(this);
+      if (tracerOptions === undefined) {
         logDebug('provider', "the SDK's TracerProvider has no _tracerOptions: using its own tracer");
         return super.getTracer(name, version, options);
       }

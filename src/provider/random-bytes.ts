@@ -8,7 +8,7 @@ let deviceReadable = process.platform !== 'win32';
 /**
  * Fills `target` with bytes from the operating system's CSPRNG: `/dev/urandom` (the kernel's CSPRNG,
  * the source `crypto.randomFillSync` draws from on Linux), so that the preload does not load
- * node:crypto, whose first `require` costs ≈ 6 ms of startup. Where the device cannot be read
+ * node:crypto, whose first `require` adds to startup (bench: startup, spawn → first HTTP 200, tracehook-files row). Where the device cannot be read
  * (Windows, a sandbox without /dev), `crypto.randomFillSync`.
  * @returns `target`
  * @throws only what `crypto.randomFillSync` throws

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, sep } from 'node:path';
+import { isEvalRun } from '../compat/node-process.js';
 import { isMainThread } from '../workers/thread.js';
 import { ENV_DATA_KEY } from '../workers/protocol.js';
 import type { WorkerEnvironmentData } from '../workers/protocol.js';
@@ -19,7 +20,7 @@ export function appDirectory(entry = process.argv[1]): string | undefined {
     const data = wt.getEnvironmentData(ENV_DATA_KEY) as Partial<WorkerEnvironmentData> | undefined;
     return typeof data?.appDirectory === 'string' ? data.appDirectory : undefined;
   }
-  const evaluated = (process as { _eval?: unknown })._eval !== undefined;
+  const evaluated = isEvalRun();
   if (evaluated || !entry || entry === '-') return process.cwd();
   try {
     return dirname(realpathSync(entry));

@@ -44,7 +44,7 @@ export function installWorkerPropagation(config: TracehookConfig): void {
   }
 
   // This thread as the starting end; node:worker_threads and node:child_process as they load (an app that never
-  // starts a worker or a child does not pay their ≈ 8 ms at startup).
+  // starts a worker or a child does not pay for them at startup: bench: startup, spawn → first HTTP 200).
   whenBuiltinLoaded('worker_threads', () => {
     guarded('worker_threads', () => installWorkerThreadsMain(config));
     guarded('pools', installPoolPorts);

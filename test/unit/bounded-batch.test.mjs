@@ -6,11 +6,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { BoundedBatchSpanProcessor } from '../../dist/processors/bounded-batch-span-processor.js';
+import { getTracingStats } from '../../dist/api.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');
 
-const OPTIONS = { maxQueueBytes: 16 * 1024 * 1024, scheduledDelayMs: 5000, maxExportBatchSize: 512, exportTimeoutMs: 30_000, spansPerExport: 64, destination: 'test' };
+const OPTIONS = { maxQueueBytes: 16 * 1024 * 1024, scheduledDelayMillis: 5000, maxExportBatchSize: 64, exportTimeoutMillis: 30_000, destination: 'test' };
 
 /** A synchronous exporter, as the span-file exporter is; it keeps only the names of what it was given. */
 function namesExporter() {
@@ -55,4 +56,35 @@ test('a queue that drained is used again: two flushes export every span once, in
   for (let i = 0; i < 130; i++) tracer.startSpan(`b ${i}`).end();
   await processor.forceFlush();
   assert.deepEqual(exporter.names, [...Array.from({ length: 700 }, (_, i) => `a ${i}`), ...Array.from({ length: 130 }, (_, i) => `b ${i}`)]);
+});
+
+/** Ends `n` spans through `processor` (nothing flushed); the exporter's batches, by size, and the spans dropped for a full queue. */
+async function feed(options, n) {
+  const batches = [];
+  const exporter = { export: (spans, done) => (batches.push(spans.length), done({ code: 0 })), shutdown: () => Promise.resolve() };
+  const processor = new BoundedBatchSpanProcessor(exporter, { destination: 'test', ...options });
+  const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('t');
+  const before = getTracingStats().dropped.queueFull;
+  for (let i = 0; i < n; i++) tracer.startSpan(`s ${i}`).end();
+  const dropped = getTracingStats().dropped.queueFull - before;
+  await processor.forceFlush();
+  return { batches, dropped };
+}
+
+test("the SDK's option names: maxQueueSize bounds the queue in spans, maxExportBatchSize the spans per export; the rest default as the SDK's", async () => {
+  assert.deepEqual(await feed({ maxQueueSize: 3, scheduledDelayMillis: 60_000 }, 5), { batches: [3], dropped: 2 });
+  assert.deepEqual(await feed({ maxExportBatchSize: 2, scheduledDelayMillis: 60_000 }, 5), { batches: [2, 2, 1], dropped: 0 });
+  assert.deepEqual(await feed({}, 5), { batches: [5], dropped: 0 });
+});
+
+test('the deprecated option names maxQueueSpans, scheduledDelayMs, exportTimeoutMs and spansPerExport still work', async () => {
+  assert.deepEqual(await feed({ maxQueueSpans: 3, scheduledDelayMs: 60_000, exportTimeoutMs: 1000 }, 5), { batches: [3], dropped: 2 });
+  assert.deepEqual(await feed({ spansPerExport: 2, scheduledDelayMs: 60_000 }, 5), { batches: [2, 2, 1], dropped: 0 });
+  // scheduledDelayMs: a span alone is exported when the delay passes, with no flush.
+  const batches = [];
+  const exporter = { export: (spans, done) => (batches.push(spans.length), done({ code: 0 })), shutdown: () => Promise.resolve() };
+  const processor = new BoundedBatchSpanProcessor(exporter, { destination: 'test', scheduledDelayMs: 1 });
+  new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('t').startSpan('alone').end();
+  while (batches.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.deepEqual(batches, [1]);
 });

@@ -39,7 +39,7 @@ test('defaults: an empty environment gives the documented defaults and no errors
   assert.deepEqual(c.otlpHeaders, {});
   assert.equal(c.spansDir, '/tmp/spans');
   assert.match(c.spansFallbackDir, /spans-/);
-  assert.deepEqual(c.spanQueue, { maxQueueBytes: 16 * 1024 * 1024, maxQueueSpans: undefined, scheduledDelayMs: 5000, maxExportBatchSize: 512, exportTimeoutMs: 30000 });
+  assert.deepEqual(c.spanQueue, { maxQueueBytes: 16 * 1024 * 1024, maxQueueSize: undefined, scheduledDelayMillis: 5000, maxExportBatchSize: 512, exportTimeoutMillis: 30000 });
   assert.equal(c.shutdownTimeoutMs, 400);
   assert.equal(c.startupHookTimeoutMs, 3000);
   assert.deepEqual(c.propagators, ['tracecontext', 'baggage']);
@@ -214,7 +214,7 @@ test('span queue: bytes with units, OTEL_BSP_* whole numbers; bad values keep th
   assert.equal(q({ TRACEHOOK_MAX_QUEUE_BYTES: '2 m' }).maxQueueBytes, 2 * 1024 ** 2);
   assert.equal(q({ TRACEHOOK_MAX_QUEUE_BYTES: '1GiB' }).maxQueueBytes, 1024 ** 3);
   assert.deepEqual(q({ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_SCHEDULE_DELAY: '0', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '10', OTEL_BSP_EXPORT_TIMEOUT: '50' }), {
-    maxQueueBytes: 16 * 1024 * 1024, maxQueueSpans: 100, scheduledDelayMs: 0, maxExportBatchSize: 10, exportTimeoutMs: 50,
+    maxQueueBytes: 16 * 1024 * 1024, maxQueueSize: 100, scheduledDelayMillis: 0, maxExportBatchSize: 10, exportTimeoutMillis: 50,
   });
   assert.equal(oneError({ TRACEHOOK_MAX_QUEUE_BYTES: 'lots' }).message, 'TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 16MiB');
   assert.equal(oneError({ OTEL_BSP_MAX_QUEUE_SIZE: '0' }).message, 'OTEL_BSP_MAX_QUEUE_SIZE="0" is not valid: expected a whole number > 0; using 2048');

@@ -1,9 +1,8 @@
+import { httpAgentModule } from '../../compat/node-https.js';
 import { logDebug } from '../../diag/logger.js';
 import { isBuiltinLoaded } from '../../patch/builtin-loaded.js';
 import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
-
-type AgentModule = { Agent: (this: unknown, ...args: unknown[]) => unknown };
 
 const SITE: PatchSite = {
   component: 'http',
@@ -20,7 +19,7 @@ export function isHttpsLoaded(): boolean {
 
 /**
  * Calls `callback` once node:https is loaded: now if it is, else as it loads. node:https with tls
- * and crypto costs ≈ 12 ms of startup, so the preload no longer loads it for apps that never do.
+ * and crypto adds to startup (bench: startup, spawn → first HTTP 200, tracehook-files row), so the preload no longer loads it for apps that never do.
  * A CommonJS `require('https')` is patched as it returns, by require-in-the-middle; an ES module's
  * `import 'node:https'` does not pass there. What every load of node:https does is construct its
  * global agent through `_http_agent`'s `Agent` (node:https reads that export as it loads, in
@@ -35,7 +34,12 @@ export function whenHttpsLoaded(callback: () => void): void {
   callbacks.push(callback);
   if (watching) return;
   watching = true;
-  const agents = require('_http_agent') as AgentModule;
+  const found = httpAgentModule();
+  if (found === undefined) {
+    logDebug('http', '_http_agent.Agent is not found: node:https is patched now instead of as it loads');
+    return void runCallbacks();
+  }
+  const agents = found;
   const watched = wrap(agents, 'Agent', SITE, (original) => {
     function Agent(this: unknown, ...args: unknown[]): unknown {
       if (agents.Agent === Agent) {

@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { matchedRouteOf } from '../../compat/koa-router.js';
 import { TRACER_VERSION } from '../../context/tracer.js';
 import { setHttpRoute } from './http-route.js';
 import type { PatchSite } from '../../patch/wrap.js';
@@ -8,7 +9,7 @@ import { markWrapper, unwrap, wrap } from '../../patch/wrap.js';
 import { isTemplateBase, wrapHandleRequest, wrapUse } from './express-mounts.js';
 
 type Dispatch = (this: { path?: unknown }, req: { baseUrl?: string }, res: unknown, ...rest: unknown[]) => unknown;
-type KoaMiddleware = (this: unknown, ctx: { _matchedRoute?: unknown; res?: unknown }, next: unknown) => unknown;
+type KoaMiddleware = (this: unknown, ctx: { res?: unknown } | undefined, next: unknown) => unknown;
 type FastifyRequest = { routeOptions?: { url?: unknown }; routerPath?: unknown };
 type FastifyInstance = { addHook(name: 'onRequest', hook: (request: FastifyRequest, reply: { raw?: unknown }, done: () => void) => void): unknown };
 type FastifyFactory = ((this: unknown, ...args: unknown[]) => FastifyInstance) & Record<string, unknown>;
@@ -151,7 +152,8 @@ function wrapKoaMiddleware(original: RouterPrototype['middleware']): RouterProto
     const outer: KoaMiddleware = function (this: unknown, ctx, next) {
       const result = inner.call(this, ctx, next);
       // The router stores the matched route before it runs the route's first middleware.
-      if (typeof ctx?._matchedRoute === 'string') setHttpRoute(ctx.res, ctx._matchedRoute);
+      const route = matchedRouteOf(ctx);
+      if (route !== undefined) setHttpRoute(ctx?.res, route);
       return result;
     };
     // The router hangs itself on its middleware (`middleware.router`), and nested routers read it.
