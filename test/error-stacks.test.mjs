@@ -47,17 +47,24 @@ const TRACED = ['--import', '@tracehook/register'];
 const LOAD = 'at Module.load';
 const REQUIRE = 'at Module.require';
 
+/**
+ * Runs `fixture` untraced and traced (with `flags` before the preload, e.g. a stack limit), asserts both exit with
+ * the same code, and returns `[plain, traced]`.
+ */
+async function runBoth(t, fixture, flags = []) {
+  const env = { TRACEHOOK_SPANS_DIR: spansDir(t) };
+  const [plain, traced] = await Promise.all([run(fixture, { preload: [...flags, ...UNTRACED] }), run(fixture, { preload: [...flags, ...TRACED], env })]);
+  assert.equal(plain.code, 1, plain.stderr);
+  assert.equal(traced.code, plain.code, traced.stderr);
+  return [plain, traced];
+}
+
+const ALL_FRAMES = ['--stack-trace-limit=50'];
+
 for (const [fixture, levels] of [['one.cjs', 1], ['two.cjs', 2], ['three.cjs', 3]]) {
   test(`a throw at the top level of a module ${levels} require level(s) down: one Module#load frame per module loading and one Module#require frame per require() in flight`, async (t) => {
-    const env = { TRACEHOOK_SPANS_DIR: spansDir(t) };
     const file = join('require-chain', fixture);
-    const [plain, traced, plainAll, tracedAll] = await Promise.all([
-      run(file, { preload: UNTRACED }),
-      run(file, { preload: TRACED, env }),
-      run(file, { preload: ['--stack-trace-limit=50', ...UNTRACED] }),
-      run(file, { preload: ['--stack-trace-limit=50', ...TRACED], env }),
-    ]);
-    assert.equal(traced.code, plain.code);
+    const [[plain, traced], [plainAll, tracedAll]] = await Promise.all([runBoth(t, file), runBoth(t, file, ALL_FRAMES)]);
     // The whole stack: the required modules' loads and requires, then the entry's own load.
     assertStackPlus(plainAll, tracedAll, [...Array(levels).fill([LOAD, REQUIRE]).flat(), LOAD]);
     // As printed by default (10 frames): the frames of the throwing module's load and of the require() in flight.
@@ -67,23 +74,13 @@ for (const [fixture, levels] of [['one.cjs', 1], ['two.cjs', 2], ['three.cjs', 3
 }
 
 test('an ES module importing a CommonJS module that throws at its top level: one Module#load frame', async (t) => {
-  const env = { TRACEHOOK_SPANS_DIR: spansDir(t) };
-  const file = join('require-chain', 'import.mjs');
-  const [plain, traced] = await Promise.all([
-    run(file, { preload: ['--stack-trace-limit=50', ...UNTRACED] }),
-    run(file, { preload: ['--stack-trace-limit=50', ...TRACED], env }),
-  ]);
-  assert.equal(traced.code, plain.code);
-  assertStackPlus(plain, traced, [LOAD]);
+  assertStackPlus(...(await runBoth(t, join('require-chain', 'import.mjs'), ALL_FRAMES)), [LOAD]);
 });
 
 test('a throw in a request listener: the stack printed untraced, plus the one frame of the patched Server#emit', async (t) => {
-  const env = { TRACEHOOK_SPANS_DIR: spansDir(t) };
-  const [plain, traced] = await Promise.all([
-    run('request-listener-throws.cjs', { preload: UNTRACED }),
-    run('request-listener-throws.cjs', { preload: TRACED, env }),
-  ]);
-  assert.equal(plain.code, 1);
-  assert.equal(traced.code, plain.code);
-  assertStackPlus(plain, traced, ['at Server.emit']);
+  assertStackPlus(...(await runBoth(t, 'request-listener-throws.cjs')), ['at Server.emit']);
+});
+
+test('a throw in an HTTP client response callback an instrumentation bound to its context: one frame, the bound wrapper', async (t) => {
+  assertStackPlus(...(await runBoth(t, 'client-callback-throws.cjs')), ['at ClientRequest.contextWrapper']);
 });
