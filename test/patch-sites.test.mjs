@@ -12,16 +12,14 @@ const EVERY_THREAD = [
   'child_process.execFileSync',
   'child_process.execSync',
   'child_process.spawnSync',
-  'esm-cjs-bridge.Module#load',
-  'esm-cjs-bridge.Module#require',
   'http.IncomingMessage#emit',
   'http.Server#emit',
   'http.ServerResponse#emit',
   'https.Server#emit',
-  'lazy-instrumentations.Module#load',
+  'module-hooks.Module#load',
+  'module-hooks.Module#require',
   'pools.MessagePort#postMessage',
   'pools.async_hooks.AsyncResource',
-  'require-gate.Module#require',
   'signals.process.emit',
   'signals.process.eventNames',
   'signals.process.listenerCount',
@@ -43,7 +41,7 @@ const EXPECTED = {
   ],
   child: [...EVERY_THREAD, 'signals.process.kill', 'ipc-entry.process.emit', 'ipc.emit', 'ipc.send'],
   pool: ['pool-worker.Atomics.wait', 'pool-worker.receiveMessageOnPort'],
-  'main-before-builtins': ['builtin-loaded.Module#require', 'builtin-loaded.diagnostics_channel.channel', 'builtin-loaded.process.getBuiltinModule'],
+  'main-before-builtins': ['builtin-loaded.diagnostics_channel.channel', 'builtin-loaded.process.getBuiltinModule'],
 };
 
 test('every documented patch site is marked in the main thread, a worker thread, a forked child and a pool worker', async (t) => {

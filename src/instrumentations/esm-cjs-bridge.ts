@@ -1,15 +1,10 @@
 import { sep } from 'node:path';
 import { logDebug } from '../diag/logger.js';
-import { wrap } from '../patch/wrap.js';
+import { onModuleLoad, requireAgain } from '../patch/module-hooks.js';
 import { stateKey } from '../state-key.js';
 
 const NODE_MODULES = `${sep}node_modules${sep}`;
 const BRIDGE_KEY = stateKey('esmCjsBridge');
-
-interface CjsModule {
-  exports: unknown;
-  require(id: string): unknown;
-}
 
 /**
  * Lets require-in-the-middle instrument a CommonJS package that an ES module imports.
@@ -30,33 +25,14 @@ export function installEsmCjsBridge(): void {
   const g = globalThis as typeof globalThis & { [BRIDGE_KEY]?: boolean };
   if (g[BRIDGE_KEY]) return;
   g[BRIDGE_KEY] = true;
-  const Module = require('node:module') as { prototype: { load(this: CjsModule, filename: string): unknown; require(this: CjsModule, id: string): unknown } };
-  // A module loaded through `require()` (it has a parent) is the first one loaded while a
-  // `require()` call runs. Tracked here, because reading `module.parent` prints DEP0144 under
-  // `--pending-deprecation`.
-  let requiring = false;
-  const otherwise = 'CommonJS packages imported from ES modules stay uninstrumented';
-  wrap(Module.prototype, 'require', { component: 'instrumentations', id: 'esm-cjs-bridge.Module#require', otherwise }, (requireModule) => function (this: CjsModule, id: string) {
-    requiring = true;
-    try {
-      return requireModule.call(this, id);
-    } finally {
-      requiring = false;
-    }
-  });
-  wrap(Module.prototype, 'load', { component: 'instrumentations', id: 'esm-cjs-bridge.Module#load', otherwise }, (load) => function (this: CjsModule, filename: string) {
-    const required = requiring;
-    requiring = false;
-    const result = load.call(this, filename);
-    if (!required && typeof filename === 'string' && filename.includes(NODE_MODULES)) {
-      try {
-        const exports = this.require(filename);
-        if (exports !== this.exports) this.exports = exports;
-      } catch (err) {
-        // The package loaded; only its instrumentation failed, and that must not fail the import.
-        logDebug('instrumentations', `${filename}: instrumenting it for an ES module's import failed (${(err as Error)?.message?.split('\n')[0]})`);
-      }
-    }
-    return result;
+  // tracehook's one Module#load wrapper, which also tells a require()'s loads (`required`) from the others; reading
+  // `module.parent` instead would print DEP0144 under `--pending-deprecation`.
+  onModuleLoad((module, filename, required) => {
+    if (required || typeof filename !== 'string' || !filename.includes(NODE_MODULES)) return undefined;
+    return () => {
+      const failed = requireAgain(module, filename);
+      // The package loaded; only its instrumentation failed, and that must not fail the import.
+      if (failed !== undefined) logDebug('instrumentations', `${filename}: instrumenting it for an ES module's import failed (${failed})`);
+    };
   });
 }

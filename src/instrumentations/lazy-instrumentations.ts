@@ -2,20 +2,14 @@ import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { logDebug, logWarn } from '../diag/logger.js';
-import { wrap } from '../patch/wrap.js';
+import { onModuleLoad, requireAgain } from '../patch/module-hooks.js';
 import { packageOfFile } from './require-gate.js';
-
-interface CjsModule {
-  exports: unknown;
-  load(this: CjsModule, filename: string): unknown;
-  require(id: string): unknown;
-}
 
 /**
  * Instrumentations that are loaded only when the app first loads one of their target modules, so
  * an app pays (in startup time and memory) only for the instrumentations of the packages it uses.
  *
- * The trigger is `Module.prototype.load` of the first file of a target package (found by the
+ * The trigger is `Module.prototype.load` (tracehook's one wrapper of it, src/patch/module-hooks.ts) of the first file of a target package (found by the
  * package folder after the last `node_modules`), before that file runs: the instrumentation is
  * required and enabled then, which registers its module names with require-in-the-middle's hook,
  * so the package's internal files are patched as they load; once the file has loaded, it is
@@ -55,24 +49,17 @@ export class LazyInstrumentations implements Instrumentation {
   }
 
   private hookModuleLoad(): void {
-    const Module = require('node:module') as { prototype: CjsModule };
-    const self = this;
-    const site = { component: 'instrumentations', id: 'lazy-instrumentations.Module#load', otherwise: 'instrumentations of packages loaded later are never loaded' };
-    wrap(Module.prototype, 'load', site, (load) => function (this: CjsModule, filename: string) {
-      const pkg = self.byPackage.size > 0 && typeof filename === 'string' ? packageOfFile(filename) : undefined;
-      if (pkg === undefined || !self.byPackage.has(pkg) || !self.activate(pkg, filename)) return load.apply(this, arguments as unknown as [string]);
-      const result = load.apply(this, arguments as unknown as [string]);
+    onModuleLoad((module, filename) => {
+      const pkg = this.byPackage.size > 0 && typeof filename === 'string' ? packageOfFile(filename) : undefined;
+      if (pkg === undefined || !this.byPackage.has(pkg) || !this.activate(pkg, filename)) return undefined;
       // The instrumentation came with its own copy of @opentelemetry/instrumentation, whose
       // require-in-the-middle hook was installed inside this require() and so missed it: require the
       // now cached file once more, through that hook, which patches or replaces the exports.
-      try {
-        const exports = this.require(filename);
-        if (exports !== this.exports) this.exports = exports;
-      } catch (err) {
+      return () => {
+        const failed = requireAgain(module, filename);
         // The package loaded; only its instrumentation failed, and that must not fail the require.
-        logDebug('instrumentations', `${pkg}: applying its instrumentation failed (${(err as Error)?.message?.split('\n')[0]})`);
-      }
-      return result;
+        if (failed !== undefined) logDebug('instrumentations', `${pkg}: applying its instrumentation failed (${failed})`);
+      };
     });
   }
 

@@ -1,12 +1,15 @@
 import { isBuiltin } from 'node:module';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { RequireInTheMiddleSingleton } from '@opentelemetry/instrumentation/build/src/platform/node/RequireInTheMiddleSingleton';
-import { wrap } from '../patch/wrap.js';
+import { routeRequire } from '../patch/module-hooks.js';
+import { nameAsMethod } from '../patch/wrap.js';
 import { getPreloadState } from '../state.js';
+import { hasRequireHookInstance } from '../compat/otel-instrumentation.js';
 
 const NODE_MODULES = `${sep}node_modules${sep}`;
 
 type RequireFn = (this: { filename?: unknown }, id: string) => unknown;
+type RequireRouteTarget = (this: unknown, id: string) => unknown;
 
 /**
  * Creates @opentelemetry/instrumentation's require-in-the-middle hook (one per process and worker
@@ -34,8 +37,8 @@ type RequireFn = (this: { filename?: unknown }, id: string) => unknown;
  * @see require-in-the-middle, `Hook` (`Module.prototype.require` replaced; the previous one kept as `_origRequire`)
  */
 export function gateRequireHook(): void {
-  const singleton = RequireInTheMiddleSingleton as unknown as { _instance?: unknown; getInstance(): { register(moduleName: string, onRequire: unknown): unknown } };
-  if (singleton._instance !== undefined) return;
+  const singleton = RequireInTheMiddleSingleton as unknown as { getInstance(): { register(moduleName: string, onRequire: unknown): unknown } };
+  if (hasRequireHookInstance(singleton)) return;
   const Module = require('node:module') as { prototype: { require: RequireFn } };
   const below = Module.prototype.require;
   const instance = singleton.getInstance();
@@ -54,13 +57,16 @@ export function gateRequireHook(): void {
       return Reflect.apply(onRequire, this, arguments);
     });
   };
-  wrap(Module.prototype, 'require', { component: 'instrumentations', id: 'require-gate.Module#require', otherwise: 'every require() goes through require-in-the-middle' }, (hooked) =>
-    function (this: { filename?: unknown }, id: string) {
-      if ((id === 'punycode' || id === 'node:punycode') && !registered.has('punycode')) return requireAsCaller(below, this, arguments);
-      // Every argument passed on, as require-in-the-middle's own wrapper does.
-      return Reflect.apply(skips(this, id, registered) ? below : hooked, this, arguments);
-    },
-  );
+  // Node.js's own require, now reached by no property: named so its frames print as they do untraced.
+  nameAsMethod(below, 'require');
+  // One wrapper shared with tracehook's other module hooks (src/patch/module-hooks.ts): one frame on the app's stacks.
+  routeRequire((module, id) => {
+    if ((id === 'punycode' || id === 'node:punycode') && !registered.has('punycode')) return requirePunycode;
+    return skips(module as { filename?: unknown }, id, registered) ? (below as RequireRouteTarget) : undefined;
+  });
+  function requirePunycode(this: unknown): unknown {
+    return requireAsCaller(below, this as { filename?: unknown }, arguments);
+  }
 }
 
 /**

@@ -2,9 +2,9 @@ import { hasSubscribers } from 'node:diagnostics_channel';
 import type { TextMapPropagator } from '@opentelemetry/api';
 import { context, diag, propagation } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { RITM_SINGLETON_FILE, moduleNameTrieOf } from '../compat/otel-instrumentation.js';
 import type { ModuleNameTrie } from '../compat/otel-instrumentation.js';
+import { TracehookContextManager } from '../context/context-manager.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
@@ -53,7 +53,7 @@ export function makeRoomForStartupHook(instrumentations: readonly Instrumentatio
     // Ours can register only into a registry of its own version (or none).
     if (registry && registry.version !== ours) logDebug('instrumentations', `the startup hook registered @opentelemetry/api ${registry.version}; tracehook's ${ours} reads it`);
     else installDiagLogger(getConfig().logLevel);
-    if (!registry?.context) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    if (!registry?.context) context.setGlobalContextManager(new TracehookContextManager().enable());
     if (!registry?.propagation) propagation.setGlobalPropagator(propagator);
     const hooked = hookRegisteredModules();
     const covered = (name: string) => (INSTRUMENTATION_TARGETS[name] ?? []).some((m) => hooked(m));

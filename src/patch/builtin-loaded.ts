@@ -1,15 +1,15 @@
 import { isBuiltinInLoadList, moduleLoadList } from '../compat/node-loaded-modules.js';
 import { logDebug } from '../diag/logger.js';
 import type { PatchSite } from './wrap.js';
+import { offRequireReturn, onRequireReturn } from './module-hooks.js';
 import { unwrap, wrap } from './wrap.js';
 
 /** The built-ins patched as they load instead of at startup, by what loading them costs a process that never uses them. */
 export type WatchedBuiltin = 'child_process' | 'worker_threads';
 
 const otherwise = 'is patched one microtask after it loads: a child or worker started in that same turn starts untraced';
-const SITES: Record<'channel' | 'require' | 'getBuiltinModule', PatchSite> = {
+const SITES: Record<'channel' | 'getBuiltinModule', PatchSite> = {
   channel: { component: 'workers', id: 'builtin-loaded.diagnostics_channel.channel', otherwise: 'a child_process or worker_threads first loaded by an ES module import or by another built-in is patched only when the app requires it' },
-  require: { component: 'workers', id: 'builtin-loaded.Module#require', otherwise: `a child_process or worker_threads first loaded by require() ${otherwise}` },
   getBuiltinModule: { component: 'workers', id: 'builtin-loaded.process.getBuiltinModule', otherwise: `a child_process or worker_threads first loaded with process.getBuiltinModule() ${otherwise}` },
 };
 
@@ -37,7 +37,7 @@ export function isBuiltinLoaded(name: string): boolean {
  * complete: as the `require()` or `process.getBuiltinModule()` that loaded it (directly, or through another
  * built-in such as node:cluster) returns, or else in a microtask, which comes before the body of an ES module
  * importing it (linking awaits between the load and the evaluation), so its named imports are synced by then.
- * The three wrappers are removed once every watched built-in has loaded. A callback that throws is written at
+ * The two wrappers (and the `require()` callback) are removed once every watched built-in has loaded. A callback that throws is written at
  * DEBUG level. Never throws.
  */
 export function whenBuiltinLoaded(name: WatchedBuiltin, callback: () => void): void {
@@ -69,10 +69,14 @@ function watch(): void {
       if (loading.size > 0) settleLoaded();
       return result;
     };
-  const Module = require('node:module') as unknown as { prototype: { require: (...args: never[]) => unknown } };
-  wrap(Module.prototype, 'require', SITES.require, settleOnReturn);
+  // Through tracehook's one Module#require wrapper (src/patch/module-hooks.ts): no frame of its own on the app's stacks.
+  onRequireReturn(settleIfLoading);
   const proc = process as unknown as { getBuiltinModule?: (...args: never[]) => unknown };
   if (typeof proc.getBuiltinModule === 'function') wrap(proc, 'getBuiltinModule', SITES.getBuiltinModule, settleOnReturn);
+}
+
+function settleIfLoading(): void {
+  if (loading.size > 0) settleLoaded();
 }
 
 /** Runs the callbacks of the built-ins that have loaded, once; the watch ends when nothing is pending. */
@@ -86,7 +90,7 @@ function settleLoaded(): void {
   if (pending.size > 0 || !watching) return;
   watching = false;
   unwrap(require('node:diagnostics_channel') as { channel: unknown }, 'channel', SITES.channel);
-  unwrap((require('node:module') as unknown as { prototype: { require: unknown } }).prototype, 'require', SITES.require);
+  offRequireReturn(settleIfLoading);
   unwrap(process as unknown as { getBuiltinModule?: unknown }, 'getBuiltinModule', SITES.getBuiltinModule);
 }
 

@@ -85,6 +85,24 @@ export function markWrapper<F extends object>(wrapped: F, original: unknown, id:
   return wrapped;
 }
 
+/**
+ * Gives `fn` the `name` `key` when its own is empty (Node.js 22+ defines `Module.prototype.load` and `require` as
+ * anonymous functions), and only then. V8 names such a function's stack frame by finding it as a property of the
+ * receiver, which fails once a wrapper has taken its place: the app's stack would print `Module.<anonymous>` where it
+ * prints `Module.load` untraced. With the name, it prints as untraced. Only the wrapped original changes (the app
+ * sees the wrapper, which keeps the original's empty name). Never throws.
+ */
+export function nameAsMethod(fn: unknown, key: PropertyKey): void {
+  if (typeof fn !== 'function' || typeof key !== 'string') return;
+  const own = Object.getOwnPropertyDescriptor(fn, 'name');
+  if (own !== undefined && own.value !== '') return;
+  try {
+    Object.defineProperty(fn, 'name', { value: key, configurable: true });
+  } catch {
+    // a non-configurable name: its frame keeps V8's name
+  }
+}
+
 /** Where a patch site is and what it is for, for the DEBUG line when its target is missing. */
 export interface PatchSite {
   /** The logger component (`http`, `workers`, `exit`, …). */
@@ -120,6 +138,7 @@ export function wrap<T extends object, K extends keyof T & (string | symbol)>(
     if (typeof wrapped !== 'function') throw new TypeError('the wrapper returned no function');
     const own = Object.getOwnPropertyDescriptor(target, name);
     markWrapper(wrapped, original, site.id);
+    nameAsMethod(original, name);
     defineHidden(wrapped, '__unwrap', () => {
       const t = target as Record<K, unknown>;
       if (t[name] !== wrapped) return;

@@ -1,7 +1,6 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { TextMapPropagator } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { ConfigError, isConfigError } from '../config/config-error.js';
@@ -11,6 +10,7 @@ import { wantsEsmLoader } from '../config/environment.js';
 import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../startup-hook/default-hook.js';
+import { TracehookContextManager } from '../context/context-manager.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { incomingTracePropagator } from '../instrumentations/http/incoming-trace.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
@@ -62,7 +62,7 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   if (!report(config.errors, config.strict)) return undefined;
 
   installDiagLogger(config.logLevel);
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  context.setGlobalContextManager(new TracehookContextManager().enable());
   const propagator = incomingTracePropagator(createPropagator(config.propagators), config.requestData.incomingTrace, config.httpInstrumentation === 'stock');
   propagation.setGlobalPropagator(propagator);
 

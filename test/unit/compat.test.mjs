@@ -432,6 +432,25 @@ test("@opentelemetry/instrumentation: RequireInTheMiddleSingleton._instance._mod
   assert.deepEqual(JSON.parse(out), [null, true, 0]);
 });
 
+test('@opentelemetry/instrumentation: RequireInTheMiddleSingleton._instance is unset until the first instrumentation, then set', () => {
+  const out = runNode(`
+    const { hasRequireHookInstance } = compat('otel-instrumentation');
+    const { RequireInTheMiddleSingleton } = require(require.resolve('@opentelemetry/instrumentation').replace(/index\.js$/, 'platform/node/RequireInTheMiddleSingleton.js'));
+    const before = hasRequireHookInstance(RequireInTheMiddleSingleton);
+    const Module = require('node:module');
+    const below = Module.prototype.require;
+    RequireInTheMiddleSingleton.getInstance();
+    console.log(JSON.stringify([before, hasRequireHookInstance(RequireInTheMiddleSingleton), Module.prototype.require !== below]));`);
+  // require-gate.ts gates only a hook it saw made: unset before, set after, and getInstance() replaced require.
+  assert.deepEqual(JSON.parse(out), [false, true, true]);
+});
+
+test('RequireInTheMiddleSingleton._instance gone: the gate reads "no instance" and relies on its second check', () => {
+  const { hasRequireHookInstance } = compat('otel-instrumentation');
+  assert.equal(hasRequireHookInstance(class {}), false);
+  assert.equal(hasRequireHookInstance(undefined), false);
+});
+
 test('RequireInTheMiddleSingleton internals gone: the accessor says undefined', () => {
   const { moduleNameTrieOf } = compat('otel-instrumentation');
   assert.equal(moduleNameTrieOf(undefined), undefined);

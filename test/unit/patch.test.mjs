@@ -112,3 +112,23 @@ test('classes can be wrapped (subclass replacement) and markWrapper marks a repl
   assert.equal(replacement.length, 1);
   assert.deepEqual(patchedSites(replacement), ['t.factory']);
 });
+
+test("an anonymous original is named after its property, so its stack frame prints as it did unwrapped; the wrapper keeps the empty name", () => {
+  class Loader {}
+  // As Node.js 22+ defines Module.prototype.load: an anonymous function assigned to the prototype.
+  Loader.prototype.load = [function () { throw new Error('in load'); }][0];
+  const original = Loader.prototype.load;
+  assert.equal(original.name, '');
+  const frameOf = () => {
+    try {
+      new Loader().load();
+    } catch (err) {
+      return err.stack.split('\n')[1].trim().replace(/ \(.*/, '');
+    }
+  };
+  assert.equal(frameOf(), 'at Loader.load');
+  wrap(Loader.prototype, 'load', site('t.load'), (o) => function () { return Reflect.apply(o, this, arguments); });
+  assert.equal(Loader.prototype.load.name, '', "the app sees the original's name");
+  assert.equal(original.name, 'load');
+  assert.equal(frameOf(), 'at Loader.load', 'not Loader.<anonymous>');
+});

@@ -22,6 +22,7 @@ import { isHttpsLoaded } from './https-loaded.js';
 import { queryNameMatcher } from './request-values.js';
 import { bindEventContext, patchEventContext, unpatchEventContext } from './event-context.js';
 import type { MessageClasses } from './event-context.js';
+import { moduleLoad } from '../../compat/node-module.js';
 
 // Read once: the API's CommonJS build exports through getters, and each read is a call per request.
 const { SpanKind, SpanStatusCode, context, trace } = api;
@@ -78,8 +79,8 @@ function onResponseClose(this: TracedResponse): void {
  * `Module.prototype.require` calls); without it, `require` is used and that is said at DEBUG level.
  */
 function builtin(name: 'http' | 'https'): HttpExports {
-  const load = (require('node:module') as { _load?: (request: string, parent: null, isMain: boolean) => unknown })._load;
-  if (typeof load === 'function') return load(`node:${name}`, null, false) as HttpExports;
+  const load = moduleLoad();
+  if (load !== undefined) return load(`node:${name}`, null, false) as HttpExports;
   logDebug('http', `Module._load not found (Node.js ${process.version}): node:${name} is required through the module hooks`);
   return require(`node:${name}`);
 }
