@@ -84,8 +84,8 @@ test('a throw in an HTTP client response callback an instrumentation bound to it
   assertStackPlus(...(await runBoth(t, 'client-callback-throws.cjs')), ['at ClientRequest.contextWrapper']);
 });
 
-test("a throw in an Express route handler, as Express's final handler prints it: one frame, the route instrumentation's Route#dispatch", async (t) => {
+test("a throw in an Express route handler, as Express's final handler prints it: the route instrumentation's Route#dispatch, and Layer#handleRequest per layer level (mount patterns)", async (t) => {
   const [plain, traced] = await runBoth(t, 'express-handler-throws.cjs');
   assert.equal(plain.code, 0, plain.stderr);
-  assertStackPlus(plain, traced, ['at Route.dispatch']);
+  assertStackPlus(plain, traced, ['at Layer.handleRequest', 'at Route.dispatch', 'at Layer.handleRequest']);
 });

@@ -1,5 +1,6 @@
 import type { PatchSite } from './wrap.js';
 import { isPatched, wrap } from './wrap.js';
+import { stateKey } from '../state-key.js';
 
 /** A CommonJS module as `Module.prototype.require` and `load` see it (`this`). */
 export interface CjsModule {
@@ -33,7 +34,7 @@ interface ModuleHookState {
   requiring: boolean;
 }
 
-const STATE_KEY = Symbol.for('tracehook.moduleHooks');
+const STATE_KEY = stateKey('moduleHooks');
 const REQUIRE: PatchSite = { component: 'instrumentations', id: 'module-hooks.Module#require', otherwise: 'every require() goes through require-in-the-middle, and CommonJS packages imported from ES modules stay uninstrumented' };
 const LOAD: PatchSite = { component: 'instrumentations', id: 'module-hooks.Module#load', otherwise: 'instrumentations of packages loaded later are never loaded, and CommonJS packages imported from ES modules stay uninstrumented' };
 

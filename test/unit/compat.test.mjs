@@ -435,7 +435,7 @@ test("@opentelemetry/instrumentation: RequireInTheMiddleSingleton._instance._mod
 test('@opentelemetry/instrumentation: RequireInTheMiddleSingleton._instance is unset until the first instrumentation, then set', () => {
   const out = runNode(`
     const { hasRequireHookInstance } = compat('otel-instrumentation');
-    const { RequireInTheMiddleSingleton } = require(require.resolve('@opentelemetry/instrumentation').replace(/index\.js$/, 'platform/node/RequireInTheMiddleSingleton.js'));
+    const { RequireInTheMiddleSingleton } = require(require.resolve('@opentelemetry/instrumentation').replace(/index[.]js$/, 'platform/node/RequireInTheMiddleSingleton.js'));
     const before = hasRequireHookInstance(RequireInTheMiddleSingleton);
     const Module = require('node:module');
     const below = Module.prototype.require;
