@@ -15,7 +15,10 @@ if (!on(process.env.TRACEHOOK_DISABLED) && !on(process.env.OTEL_SDK_DISABLED)) {
     await startPreload();
   } catch (err) {
     // A broken install must cost the app its traces, never its start.
-    const notBuilt = await import('./not-built.cjs').then(({ notBuiltLine }) => notBuiltLine('[tracehook] preload', 'the app runs untraced'), () => undefined);
+    const notBuilt = await import('./not-built.cjs').then(
+      ({ notBuiltLine }) => notBuiltLine('[tracehook] preload', 'the app runs untraced'),
+      () => undefined,
+    );
     process.stderr.write(notBuilt ?? `[tracehook] preload: could not start: ${err?.message ?? err}; the app runs untraced\n`);
   }
 }

@@ -86,7 +86,19 @@ const exporterThread = new Worker("require('node:worker_threads').parentPort.on(
 exporterThread.unref();
 const flatRecord = (s) => {
   const { traceId, spanId } = s.spanContext();
-  return { name: s.name, kind: s.kind, traceId, spanId, parentSpanId: s.parentSpanContext?.spanId, startTime: s.startTime, endTime: s.endTime, attributes: s.attributes, status: s.status, events: s.events, links: s.links };
+  return {
+    name: s.name,
+    kind: s.kind,
+    traceId,
+    spanId,
+    parentSpanId: s.parentSpanContext?.spanId,
+    startTime: s.startTime,
+    endTime: s.endTime,
+    attributes: s.attributes,
+    status: s.status,
+    events: s.events,
+    links: s.links,
+  };
 };
 const handOff = (spans) => exporterThread.postMessage(spans.map(flatRecord));
 
@@ -105,7 +117,12 @@ console.log('|---|---|---|---|---|---|');
 for (const c of cases) {
   const [nameA, a] = c.a;
   const [nameB, b] = c.b;
-  const got = compareInterleaved(() => a(c.spans), () => b(c.spans), c.spans.length, { rounds, ms: roundMs });
+  const got = compareInterleaved(
+    () => a(c.spans),
+    () => b(c.spans),
+    c.spans.length,
+    { rounds, ms: roundMs },
+  );
   console.log(`| ${c.name} | ${nameA} | ${got.a.toFixed(2)} | ${nameB} | ${got.b.toFixed(2)} | ×${got.ratio.toFixed(2)} |`);
 }
 
@@ -126,7 +143,9 @@ const inPlace = spawnSync(process.execPath, ['--import', fileURLToPath(tracehook
 const found = /^ENCODE_IN_PLACE (.*)$/m.exec(inPlace.stdout ?? '');
 if (found) {
   const r = JSON.parse(found[1]);
-  console.log(`| OTLP/JSON, 64-span lines in place: the main thread of the worker ping-pong app (${r.spans} spans) | stock | ${r.stock.toFixed(2)} | direct | ${r.direct.toFixed(2)} | ×${r.ratio.toFixed(2)} |`);
+  console.log(
+    `| OTLP/JSON, 64-span lines in place: the main thread of the worker ping-pong app (${r.spans} spans) | stock | ${r.stock.toFixed(2)} | direct | ${r.direct.toFixed(2)} | ×${r.ratio.toFixed(2)} |`,
+  );
 } else {
   console.log(`| OTLP/JSON in place | not measured: the app printed no result (status ${inPlace.status}${inPlace.error ? `, ${inPlace.error.message}` : ''}) | | | | |`);
 }

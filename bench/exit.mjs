@@ -66,7 +66,11 @@ export async function run({ quick = false, rounds, variants } = {}) {
         await delay(100);
       }
       results.push(round);
-      log(`  round ${r + 1}/${nRounds}: ${Object.entries(round).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
+      log(
+        `  round ${r + 1}/${nRounds}: ${Object.entries(round)
+          .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+          .join(', ')}`,
+      );
     }
   } finally {
     await Promise.all(Object.values(sinks).map((s) => s.close()));

@@ -106,9 +106,7 @@ export async function run({ quick = false, duration, variants } = {}) {
       }),
     );
     const delta = down.peak - up.peak;
-    rows.push(
-      row('memory', 'peak RSS, backend down − up', name, delta, 'MiB', { goal: g && goal(g, delta, (x) => x <= GOAL_MIB), note: '1 run each' }),
-    );
+    rows.push(row('memory', 'peak RSS, backend down − up', name, delta, 'MiB', { goal: g && goal(g, delta, (x) => x <= GOAL_MIB), note: '1 run each' }));
   }
   return rows;
 }

@@ -50,7 +50,12 @@ export async function run({ quick = false, rounds, duration } = {}) {
   for (let i = 0; i < (rounds ?? (quick ? 1 : 3)); i++) {
     const r = await round(seconds);
     log(`round ${i + 1}: ${r.reqPerSec} req/s, ${r.requests} requests (one span each), ${r.dropped} dropped for a full queue, ${r.exportRequests} export requests (≈ ${r.spansPerExport} spans each)`);
-    rows.push(row('otlp-keepup', 'spans dropped (queue full)', 'tracehook-otlp', r.dropped, 'spans', { goal: goal('0 dropped', r.dropped, (x) => x === 0), note: `${r.reqPerSec} req/s, ≈ ${r.spansPerExport} spans per export request` }));
+    rows.push(
+      row('otlp-keepup', 'spans dropped (queue full)', 'tracehook-otlp', r.dropped, 'spans', {
+        goal: goal('0 dropped', r.dropped, (x) => x === 0),
+        note: `${r.reqPerSec} req/s, ≈ ${r.spansPerExport} spans per export request`,
+      }),
+    );
   }
   return rows;
 }

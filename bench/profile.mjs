@@ -96,8 +96,7 @@ function sourceOf(url, line, column) {
     // Sources are relative to the bundle's folder: made relative to the repository as the comments are.
     const source = index.map.findEntry(line, column)?.originalSource;
     found = source ? posix.join(posix.relative(repoRoot, posix.dirname(fileURLToPath(url))), source) : null;
-  }
-  else {
+  } else {
     const marks = index.marks;
     let lo = 0;
     let hi = marks.length - 1;
@@ -115,7 +114,9 @@ function sourceOf(url, line, column) {
 function indexOf(file) {
   try {
     return { map: new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))) };
-  } catch { /* no source map: the comments */ }
+  } catch {
+    /* no source map: the comments */
+  }
   const marks = [];
   try {
     readFileSync(file, 'utf8')
@@ -124,7 +125,9 @@ function indexOf(file) {
         const m = /^\/\/ (\S+\.(?:[cm]?js|ts))$/.exec(l);
         if (m) marks.push([i, m[1]]);
       });
-  } catch { /* file gone: keep the bundle url */ }
+  } catch {
+    /* file gone: keep the bundle url */
+  }
   return { marks };
 }
 
@@ -211,7 +214,9 @@ export async function run({ quick = false, duration, variants, top = 20, pin } =
     out.push({ name, requests, cpu, ...summarize(profile) });
   }
   const md = [];
-  md.push(`Hello-world server${pinned ? " pinned to one core, autocannon on the other" : ""}, autocannon -c 50 for ${durationS} s, \`node --cpu-prof\` (1 ms sampling); samples from the first request on.`);
+  md.push(
+    `Hello-world server${pinned ? ' pinned to one core, autocannon on the other' : ''}, autocannon -c 50 for ${durationS} s, \`node --cpu-prof\` (1 ms sampling); samples from the first request on.`,
+  );
   md.push('');
   md.push('CPU µs per request from /proc (main thread; other threads: GC/compiler helpers, libuv pool, workers); profile');
   md.push('µs per request = main-thread samples not idle (wall time: includes time descheduled inside a frame).');
@@ -220,13 +225,15 @@ export async function run({ quick = false, duration, variants, top = 20, pin } =
   md.push('|---|---|---|---|---|---|---|---|');
   for (const o of out) {
     const per = (ms) => f1((ms * 1000) / o.requests);
-    md.push(`| ${o.name} | ${o.requests} | ${(o.requests / durationS).toFixed(0)} | ${per(o.cpu.mainMs)} | ${per(o.cpu.mainSysMs)} | ${per(o.cpu.otherMs)} | ${o.cpu.waitMs.toFixed(0)} | ${per(o.busyMs)} |`);
+    md.push(
+      `| ${o.name} | ${o.requests} | ${(o.requests / durationS).toFixed(0)} | ${per(o.cpu.mainMs)} | ${per(o.cpu.mainSysMs)} | ${per(o.cpu.otherMs)} | ${o.cpu.waitMs.toFixed(0)} | ${per(o.busyMs)} |`,
+    );
   }
   for (const [name, why] of Object.entries(na)) md.push(`| ${name} | n/a: ${why} | | | | | | |`);
   md.push('');
   if (out.length) {
     const areaNames = [...new Set(out.flatMap((o) => [...o.areas.keys()]))];
-    const per = (o, a) => ((o.areas.get(a) ?? 0) / o.requests);
+    const per = (o, a) => (o.areas.get(a) ?? 0) / o.requests;
     areaNames.sort((a, b) => per(out.at(-1), b) - per(out.at(-1), a));
     const traced = out.slice(1);
     md.push(`Self time by area, µs per request${traced.length ? ` ("added": each traced variant minus ${out[0].name})` : ''}:`);
@@ -243,9 +250,7 @@ export async function run({ quick = false, duration, variants, top = 20, pin } =
       const base = out[0];
       const key = (f) => `${f.name}\u0000${f.src}`;
       const baseUs = new Map(base.functions.map((f) => [key(f), f.us / base.requests]));
-      const added = last.functions
-        .map((f) => ({ ...f, added: f.us / last.requests - (baseUs.get(key(f)) ?? 0) }))
-        .sort((a, b) => b.added - a.added);
+      const added = last.functions.map((f) => ({ ...f, added: f.us / last.requests - (baseUs.get(key(f)) ?? 0) })).sort((a, b) => b.added - a.added);
       md.push(`Top ${top} functions by self time added per request, ${last.name} minus ${base.name}:`);
       md.push('');
       md.push(`| # | added µs / req | ${base.name} µs / req | function | source |`);

@@ -24,7 +24,18 @@ import * as profile from './profile.mjs';
 const SCENARIOS = { startup, throughput, workers, exit, memory, profile };
 /** What runs on the other Node.js versions of --nodes (the full set stays on the bench's own), and on which variants. */
 const OTHER_NODE_SCENARIOS = ['throughput', 'workers', 'startup'];
-const OTHER_NODE_VARIANTS = ['untraced', 'tracehook-files', 'tracehook-otlp', 'tracehook-nomsg', 'tracehook-noexport', 'tracehook-disabled', 'import-floor', 'floor-context', 'floor-records', 'floor-export'];
+const OTHER_NODE_VARIANTS = [
+  'untraced',
+  'tracehook-files',
+  'tracehook-otlp',
+  'tracehook-nomsg',
+  'tracehook-noexport',
+  'tracehook-disabled',
+  'import-floor',
+  'floor-context',
+  'floor-records',
+  'floor-export',
+];
 /** Fewer rounds there (unless --rounds is given): each other version adds ≈ 10 minutes (an estimate; ≈ 3 before the steady-state and floor rows). */
 const OTHER_NODE_ROUNDS = { throughput: 3, workers: 2, startup: 10 };
 /** What a full run (no --quick, no --only) adds without --nodes; `--nodes none` adds nothing. */
@@ -41,7 +52,9 @@ function machine() {
     commit = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
     const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--', 'src', 'register.mjs', 'register.cjs', 'hooks'], { encoding: 'utf8' }).trim();
     if (dirty) commit += ' (+ uncommitted changes in src/)';
-  } catch { /* not a git checkout */ }
+  } catch {
+    /* not a git checkout */
+  }
   return { node: process.version, cpu: cpu[0]?.model?.trim() ?? 'unknown', cores: cpu.length, commit };
 }
 
@@ -108,7 +121,12 @@ function writeResults(md) {
 await killAllOnExit(async () => {
   const flags = parseFlags();
   if (flags.help) {
-    console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(0, 4).join('\n'));
+    console.log(
+      readFileSync(fileURLToPath(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(0, 4)
+        .join('\n'),
+    );
     return;
   }
   const names = flags.only ?? Object.keys(SCENARIOS);
@@ -141,7 +159,7 @@ await killAllOnExit(async () => {
         quick: flags.quick,
         rounds: flags.rounds ?? (r.label ? OTHER_NODE_ROUNDS[name] : undefined),
         dbRounds: flags.dbRounds ?? undefined,
-        duration: (name === 'memory' ? flags.memoryDuration ?? flags.duration : flags.duration) ?? undefined,
+        duration: (name === 'memory' ? (flags.memoryDuration ?? flags.duration) : flags.duration) ?? undefined,
         variants: flags.variants ?? r.variants,
         pin: flags.pin ?? undefined,
       };

@@ -62,10 +62,14 @@ const remote = trace.setSpanContext(ROOT_CONTEXT, { traceId: '4bf92f3577b34da6a3
 function run(tracer, n) {
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
-    const server = tracer.startSpan('GET', {
-      kind: SpanKind.SERVER,
-      attributes: { ...HELLO_SERVER_ATTRIBUTES },
-    }, remote);
+    const server = tracer.startSpan(
+      'GET',
+      {
+        kind: SpanKind.SERVER,
+        attributes: { ...HELLO_SERVER_ATTRIBUTES },
+      },
+      remote,
+    );
     const child = tracer.startSpan('work', undefined, trace.setSpan(remote, server));
     child.end();
     server.setAttribute('http.response.status_code', 200);

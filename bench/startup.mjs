@@ -88,12 +88,36 @@ export async function run({ quick = false, rounds, dbRounds, variants } = {}) {
     rows.push(...(await measure(helloApp, names, ok, na, { nRounds, deadline, sinks, ws, goals: GOALS })));
     // --quick: the Express app without the floor (the smoke run has its floor rows elsewhere).
     const dbNames = DB_NAMES.filter((n) => names.includes(n) && !(quick && VARIANTS[n].floor));
-    if (dbNames.length > 1) rows.push(...(await measure(DB_APP, dbNames, ok.filter((n) => dbNames.includes(n)), na, { nRounds: nDbRounds, deadline: Date.now() + dbCapMs, sinks, ws, goals: GOALS })));
+    if (dbNames.length > 1)
+      rows.push(
+        ...(await measure(
+          DB_APP,
+          dbNames,
+          ok.filter((n) => dbNames.includes(n)),
+          na,
+          { nRounds: nDbRounds, deadline: Date.now() + dbCapMs, sinks, ws, goals: GOALS },
+        )),
+      );
     const printNames = PRINT_NAMES.filter((n) => names.includes(n));
-    rows.push(...(await measure(PRINT_APP, printNames, ok.filter((n) => printNames.includes(n)), na, { nRounds: quick && rounds == null ? 2 : nRounds, deadline: rounds == null ? Date.now() + (quick ? 20_000 : 120_000) : Infinity, sinks, ws, goals: PRINT_GOALS })));
+    rows.push(
+      ...(await measure(
+        PRINT_APP,
+        printNames,
+        ok.filter((n) => printNames.includes(n)),
+        na,
+        { nRounds: quick && rounds == null ? 2 : nRounds, deadline: rounds == null ? Date.now() + (quick ? 20_000 : 120_000) : Infinity, sinks, ws, goals: PRINT_GOALS },
+      )),
+    );
     const workerNames = WORKER_NAMES.filter((n) => names.includes(n));
     const nWorkerRounds = rounds ?? (quick ? 1 : WORKER_ROUNDS);
-    rows.push(...(await workerStarts(workerNames, ok.filter((n) => workerNames.includes(n)), na, { nRounds: nWorkerRounds, deadline: rounds == null ? Date.now() + (quick ? 20_000 : 120_000) : Infinity, ws })));
+    rows.push(
+      ...(await workerStarts(
+        workerNames,
+        ok.filter((n) => workerNames.includes(n)),
+        na,
+        { nRounds: nWorkerRounds, deadline: rounds == null ? Date.now() + (quick ? 20_000 : 120_000) : Infinity, ws },
+      )),
+    );
   } finally {
     await Promise.all(Object.values(sinks).map((s) => s.close()));
     ws.cleanup();

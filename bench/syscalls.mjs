@@ -92,10 +92,14 @@ export async function run({ variants, requests = 50_000, strace = false, pin = f
   const md = [];
   md.push(`Hello-world server, ${requests} requests at 50 connections${pin ? ', server pinned to its own core' : ''}; /proc/<pid>/io and the main thread's schedstat.`);
   md.push('');
-  md.push('| variant | req/s | write syscalls / req | read syscalls / req | bytes written / req | main-thread CPU µs / req | main thread waiting for a CPU µs / req | main thread preempted / 1000 req | main thread blocked / 1000 req |');
+  md.push(
+    '| variant | req/s | write syscalls / req | read syscalls / req | bytes written / req | main-thread CPU µs / req | main thread waiting for a CPU µs / req | main thread preempted / 1000 req | main thread blocked / 1000 req |',
+  );
   md.push('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    md.push(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.writesPerReq.toFixed(3)} | ${r.readsPerReq.toFixed(3)} | ${r.bytesPerReq.toFixed(0)} | ${r.mainCpuUsPerReq.toFixed(1)} | ${r.mainWaitUsPerReq.toFixed(1)} | ${(r.preemptedPerReq * 1000).toFixed(1)} | ${(r.blockedPerReq * 1000).toFixed(1)} |`);
+    md.push(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.writesPerReq.toFixed(3)} | ${r.readsPerReq.toFixed(3)} | ${r.bytesPerReq.toFixed(0)} | ${r.mainCpuUsPerReq.toFixed(1)} | ${r.mainWaitUsPerReq.toFixed(1)} | ${(r.preemptedPerReq * 1000).toFixed(1)} | ${(r.blockedPerReq * 1000).toFixed(1)} |`,
+    );
   }
   if (strace) {
     const sys = [...new Set(results.flatMap((r) => Object.keys(r.summary)))];

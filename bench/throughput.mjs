@@ -40,10 +40,7 @@ export const CONNECTIONS = 50;
 /** autocannon against 127.0.0.1:port for `seconds`; resolves to its result. */
 export function load(port, seconds, connections = CONNECTIONS) {
   return new Promise((resolve, reject) => {
-    const inst = autocannon(
-      { url: `http://127.0.0.1:${port}/`, connections, pipelining: 1, duration: seconds, timeout: 10 },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    );
+    const inst = autocannon({ url: `http://127.0.0.1:${port}/`, connections, pipelining: 1, duration: seconds, timeout: 10 }, (err, res) => (err ? reject(err) : resolve(res)));
     // Bound: autocannon stops itself after `duration`; this is the backstop.
     const backstop = setTimeout(() => inst.stop(), (seconds + 15) * 1000);
     inst.once('done', () => clearTimeout(backstop));

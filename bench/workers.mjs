@@ -129,7 +129,11 @@ export async function run({ quick = false, rounds, duration, variants } = {}) {
           cpu[app][phase].push(cpuRound[phase]);
         }
         tail[app].push(tailRound);
-        log(`  round ${r + 1}/${nRounds} ${app} (warm-up / steady): ${appVariants(app, ok).map((n) => `${n} ${round.warm[n].toFixed(0)} / ${round.steady[n].toFixed(0)}`).join(', ')}`);
+        log(
+          `  round ${r + 1}/${nRounds} ${app} (warm-up / steady): ${appVariants(app, ok)
+            .map((n) => `${n} ${round.warm[n].toFixed(0)} / ${round.steady[n].toFixed(0)}`)
+            .join(', ')}`,
+        );
       }
     }
   } finally {
@@ -215,7 +219,15 @@ function cpuRows(app, names, na, rounds, { phase, window }) {
       }),
     );
   }
-  if (steady) rows.push(...exportCostRows('workers', `main-thread CPU per messaging span for export (${app}), ${window}`, rounds, { names, na, spansPerOp: mainSpans, note: `per ${op} / ${mainSpans}: what export adds on the thread the span ended on` }));
+  if (steady)
+    rows.push(
+      ...exportCostRows('workers', `main-thread CPU per messaging span for export (${app}), ${window}`, rounds, {
+        names,
+        na,
+        spansPerOp: mainSpans,
+        note: `per ${op} / ${mainSpans}: what export adds on the thread the span ended on`,
+      }),
+    );
   return rows;
 }
 
@@ -233,7 +245,7 @@ function tailRows(app, names, na, rounds, window) {
         vs: base ? null : { kind: 'diff', value: d },
         floor: vsFloor(pct, name, floorOf(name), 'diff'),
         goal: g && goal(g, d, (x) => x <= 0),
-        note: 'share of the window\'s round trips, each timed in the app',
+        note: "share of the window's round trips, each timed in the app",
       }),
     );
   }

@@ -72,11 +72,12 @@ async function runDemo() {
   if (traces.length) console.log(spanFile.renderTraces(traces));
 
   const checks = [
-    clientExit.code === 0
-      ? { ok: true, line: 'OK: every client request was answered' }
-      : { ok: false, line: `FAIL: the client exited with ${describeExit(clientExit)}` },
+    clientExit.code === 0 ? { ok: true, line: 'OK: every client request was answered' } : { ok: false, line: `FAIL: the client exited with ${describeExit(clientExit)}` },
     checkCrossProcessTrace(traces),
-    checkUpstreamContinued(traces, parseClientLines(client.lines).filter((r) => r.origin === 'upstream')),
+    checkUpstreamContinued(
+      traces,
+      parseClientLines(client.lines).filter((r) => r.origin === 'upstream'),
+    ),
   ];
   for (const check of checks) console.log(`check ${check.line}`);
   const page = join(spansDir, 'traces.html');

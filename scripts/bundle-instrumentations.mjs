@@ -20,7 +20,11 @@ const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'dist/instrumentations/bundled');
 const SHARED = ['@opentelemetry/api', '@opentelemetry/core', '@opentelemetry/instrumentation'];
 const { INSTRUMENTATION_TARGETS } = require(join(root, 'dist/instrumentations/targets.js'));
-const targets = new Set(Object.values(INSTRUMENTATION_TARGETS).flat().map((m) => (m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : m.split('/')[0])));
+const targets = new Set(
+  Object.values(INSTRUMENTATION_TARGETS)
+    .flat()
+    .map((m) => (m.startsWith('@') ? m.split('/').slice(0, 2).join('/') : m.split('/')[0])),
+);
 
 const { SHARED_MODULES_KEY } = require(join(root, 'dist/instrumentations/shared-modules.js'));
 const sharedModules = sharedModulesPlugin(SHARED, SHARED_MODULES_KEY);
@@ -63,7 +67,19 @@ for (const name of Object.keys(INSTRUMENTATION_TARGETS).filter((n) => !['http', 
     skipped.push(`${name} (own ${nested.join(', ')})`);
     continue;
   }
-  const options = { entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', conditions: [], mainFields: ['main'], logLevel: 'warning', legalComments: 'none', lineLimit: LINE_LIMIT, plugins: [keepExternal] };
+  const options = {
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    conditions: [],
+    mainFields: ['main'],
+    logLevel: 'warning',
+    legalComments: 'none',
+    lineLimit: LINE_LIMIT,
+    plugins: [keepExternal],
+  };
   const { plugin } = await semconvSubset(options, dirname(entry));
   await build({ ...options, plugins: [plugin, sharedModules, keepExternal], minifyWhitespace: true, charset: 'ascii', outfile: join(out, `${name}.js`) });
   // An id, so that src/preload/load-bundle.ts compiles it with a V8 code cache of its own.

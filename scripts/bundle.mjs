@@ -56,7 +56,15 @@ const [lazyCrypto, lazyPerformance, packageVersionOnce, mainResolvedOnce, simple
 // Whitespace and comments removed (names kept): a third less to read and hash at every start. The external
 // source map (never referenced from the bundle, so never loaded by Node.js) lets bench/profile.mjs name the module
 // of a profiled function.
-const preload = await build({ ...options, minifyWhitespace: true, sourcemap: 'external', sourcesContent: false, outfile: join(root, 'dist/preload.bundle.js'), metafile: true, plugins: [semconvPlugin, stub('debug'), stub('import-in-the-middle'), lazyCrypto, lazyPerformance, packageVersionOnce, mainResolvedOnce, simpleRanges] });
+const preload = await build({
+  ...options,
+  minifyWhitespace: true,
+  sourcemap: 'external',
+  sourcesContent: false,
+  outfile: join(root, 'dist/preload.bundle.js'),
+  metafile: true,
+  plugins: [semconvPlugin, stub('debug'), stub('import-in-the-middle'), lazyCrypto, lazyPerformance, packageVersionOnce, mainResolvedOnce, simpleRanges],
+});
 
 // Made ASCII and given an id of its content, which names its V8 code caches.
 stampBundleId(join(root, 'dist/preload.bundle.js'));

@@ -26,7 +26,9 @@ function mapOf() {
   // utils.js keeps the map module-private; rebuild it from the package's own dependency list.
   const pkg = pkgJson;
   const map = {};
-  for (const dep of Object.keys(pkg.dependencies).filter((d) => d.startsWith('@opentelemetry/instrumentation-')).sort()) {
+  for (const dep of Object.keys(pkg.dependencies)
+    .filter((d) => d.startsWith('@opentelemetry/instrumentation-'))
+    .sort()) {
     const exports = autoRequire(dep);
     const cls = Object.entries(exports).find(([k, v]) => k.endsWith('Instrumentation') && typeof v === 'function');
     if (cls) map[dep] = cls[1];

@@ -57,9 +57,11 @@ const rows = [];
 for (const project of selected) {
   const cwd = join(options.ext, project.dir ?? project.name);
   if (!existsSync(join(cwd, 'package.json'))) {
-    console.error(`transparency: ${cwd} is not installed; skipped. To install it (docs/transparency.md):\n` +
-      `  git clone --branch ${project.tag} https://github.com/${project.repo}.git ${cwd}\n` +
-      project.install.map((command) => `  (cd ${cwd} && ${command})\n`).join(''));
+    console.error(
+      `transparency: ${cwd} is not installed; skipped. To install it (docs/transparency.md):\n` +
+        `  git clone --branch ${project.tag} https://github.com/${project.repo}.git ${cwd}\n` +
+        project.install.map((command) => `  (cd ${cwd} && ${command})\n`).join(''),
+    );
     continue;
   }
   rows.push(await runProject(project, cwd));
@@ -96,7 +98,10 @@ async function recheck(project, cwd, form, differing) {
   const files = [...new Set(differing.map(({ test }) => test.slice(0, test.indexOf(' :: '))).filter(Boolean))];
   const statuses = new Map(differing.map((d) => [d.test, { untraced: [d.untraced], traced: [d.traced] }]));
   for (let i = 0; i < Number(options.recheck); i++) {
-    for (const [kind, runForm] of [['untraced', undefined], ['traced', form]]) {
+    for (const [kind, runForm] of [
+      ['untraced', undefined],
+      ['traced', form],
+    ]) {
       const { results } = await runSuite(project, cwd, runForm, files);
       for (const [test, seen] of statuses) seen[kind].push(results?.get(test)?.status ?? 'missing');
     }
@@ -140,8 +145,7 @@ async function runSuite(project, cwd, form, files) {
     error = `no results (exit ${run.code ?? run.signal}): ${err.message}`;
   }
   const spans = countSpans(spansDir);
-  process.stderr.write(`transparency: ${label}: ${((Date.now() - started) / 1000).toFixed(0)} s, ` +
-    `exit ${run.code ?? run.signal}, ${spans.files} span files\n`);
+  process.stderr.write(`transparency: ${label}: ${((Date.now() - started) / 1000).toFixed(0)} s, ` + `exit ${run.code ?? run.signal}, ${spans.files} span files\n`);
   rmSync(work, { recursive: true, force: true });
   return { ...run, results, error, spans };
 }
@@ -166,16 +170,25 @@ function countSpans(dir) {
 
 function isClean(row) {
   if (row.untraced.error || row.untraced.spans.files > 0) return false;
-  return Object.values(row.traced).every((t) =>
-    !t.error && t.differing?.length === 0 && t.spans.files > 0 && t.extraStderr.length === 0);
+  return Object.values(row.traced).every((t) => !t.error && t.differing?.length === 0 && t.spans.files > 0 && t.extraStderr.length === 0);
 }
 
 function printReport(rows) {
-  const header = ['project', 'version (commit)', 'node', 'tests', 'passed untraced',
-    ...forms.map((form) => `passed --${form}`), ...forms.map((form) => `differing --${form}`),
-    ...forms.map((form) => `span files / spans --${form}`)];
+  const header = [
+    'project',
+    'version (commit)',
+    'node',
+    'tests',
+    'passed untraced',
+    ...forms.map((form) => `passed --${form}`),
+    ...forms.map((form) => `differing --${form}`),
+    ...forms.map((form) => `span files / spans --${form}`),
+  ];
   const lines = rows.map((row) => [
-    row.project, `${row.version} (${row.commit})`, nodeVersion, String(row.untraced.tests ?? '—'),
+    row.project,
+    `${row.version} (${row.commit})`,
+    nodeVersion,
+    String(row.untraced.tests ?? '—'),
     String(row.untraced.passed ?? row.untraced.error),
     ...forms.map((form) => String(row.traced[form].passed ?? row.traced[form].error)),
     ...forms.map((form) => differingCell(row.traced[form])),
@@ -197,10 +210,12 @@ function printReport(rows) {
         console.log(`${where} ${d.test}: ${d.untraced} untraced, ${d.traced} traced${d.error ? ` (${d.error})` : ''}`);
       }
       for (const f of traced.flaky) {
-        console.log(`${where} flaky, not counted: ${f.test}: untraced ${f.untraced.join(', ')}; ` +
-          `traced ${f.traced.join(', ')}${f.error ? ` (first failure: ${f.error})` : ''}`);
+        console.log(`${where} flaky, not counted: ${f.test}: untraced ${f.untraced.join(', ')}; ` + `traced ${f.traced.join(', ')}${f.error ? ` (first failure: ${f.error})` : ''}`);
       }
-      for (const [stream, extra] of [['stderr', traced.extraStderr], ['stdout', traced.extraStdout]]) {
+      for (const [stream, extra] of [
+        ['stderr', traced.extraStderr],
+        ['stdout', traced.extraStdout],
+      ]) {
         if (extra.length === 0) continue;
         console.log(`${where} ${extra.length} ${stream} line(s) not in the untraced run:`);
         for (const line of extra.slice(0, 10)) console.log(`  ${line}`);

@@ -31,8 +31,15 @@ test('6 concurrent callers, maxBatchSize 3: 2 batch spans, each linked to its 3 
     { maxBatchSize: 3, batchWaitTimeoutMs: 1000, name: 'double' },
   );
   const outcomes = await sixRequests((i) => double(i * 10));
-  assert.deepEqual(outcomes.map((o) => o.value), [0, 20, 40, 60, 80, 100], 'every caller gets its own result');
-  assert.deepEqual(seen, [[0, 10, 20], [30, 40, 50]]);
+  assert.deepEqual(
+    outcomes.map((o) => o.value),
+    [0, 20, 40, 60, 80, 100],
+    'every caller gets its own result',
+  );
+  assert.deepEqual(seen, [
+    [0, 10, 20],
+    [30, 40, 50],
+  ]);
 
   const batches = named('double batch');
   assert.equal(batches.length, 2);
@@ -51,7 +58,11 @@ test('6 concurrent callers, maxBatchSize 3: 2 batch spans, each linked to its 3 
       assert.equal(caller.attributes[BATCH_SIZE_ATTRIBUTE], 3);
       assert.equal(typeof caller.attributes[BATCH_WAIT_MS_ATTRIBUTE], 'number');
       assert.ok(caller.attributes[BATCH_WAIT_MS_ATTRIBUTE] >= 0);
-      assert.deepEqual(caller.links.map((l) => l.context.spanId), [ids(batchSpan).spanId], 'the caller links to its batch');
+      assert.deepEqual(
+        caller.links.map((l) => l.context.spanId),
+        [ids(batchSpan).spanId],
+        'the caller links to its batch',
+      );
       assert.equal(caller.status.code, SpanStatusCode.UNSET);
     });
   }
@@ -72,7 +83,10 @@ test('an Error result fails only its own caller; a throwing handler fails only i
     { maxBatchSize: 3, name: 'run' },
   );
   const outcomes = await sixRequests((i) => run(i * 10));
-  assert.deepEqual(outcomes.slice(0, 3).map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual(
+    outcomes.slice(0, 3).map((o) => o.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   assert.deepEqual([outcomes[0].value, outcomes[2].value], [1, 21]);
   assert.equal(outcomes[1].reason, itemError, 'its own error, unchanged');
   for (const o of outcomes.slice(3)) assert.equal(o.reason, handlerError);
@@ -170,7 +184,12 @@ test('startBatchSpan links queue messages that carry a traceparent, each with it
   const producers = [0, 1, 2].map((i) => ids(only(`producer-${i}`)));
   assert.deepEqual(
     consumer.links.map((l) => [l.context.spanId, l.attributes[BATCH_INDEX_ATTRIBUTE]]),
-    [[producers[0].spanId, 0], [producers[1].spanId, 2], [producers[2].spanId, 3], [local.spanContext().spanId, 5]],
+    [
+      [producers[0].spanId, 0],
+      [producers[1].spanId, 2],
+      [producers[2].spanId, 3],
+      [local.spanContext().spanId, 5],
+    ],
   );
   assert.equal(ids(consumer).parentId, producers[0].spanId, 'child of the first traced message');
   assert.equal(ids(consumer).traceId, producers[0].traceId);
@@ -178,7 +197,13 @@ test('startBatchSpan links queue messages that carry a traceparent, each with it
 
   reset();
   const err = new Error('poison message');
-  assert.throws(() => startBatchSpan('sync batch', [], () => { throw err; }), (e) => e === err);
+  assert.throws(
+    () =>
+      startBatchSpan('sync batch', [], () => {
+        throw err;
+      }),
+    (e) => e === err,
+  );
   const failed = only('sync batch');
   assert.equal(failed.status.code, SpanStatusCode.ERROR);
   assert.equal(failed.links.length, 0);

@@ -14,9 +14,7 @@ import './helpers/api-provider.mjs';
 const hex = (length) => fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: length, maxLength: length }).filter((s) => /[^0]/.test(s));
 const KEY_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789_-*/';
 const VALUE_CHARS = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).filter((c) => c !== ',' && c !== '=');
-const tracestateKey = fc
-  .tuple(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'), fc.string({ unit: fc.constantFrom(...KEY_CHARS), maxLength: 10 }))
-  .map(([first, rest]) => first + rest);
+const tracestateKey = fc.tuple(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'), fc.string({ unit: fc.constantFrom(...KEY_CHARS), maxLength: 10 })).map(([first, rest]) => first + rest);
 const tracestateValue = fc.string({ unit: fc.constantFrom(...VALUE_CHARS), minLength: 1, maxLength: 16 });
 
 /** A random valid propagated state: span context, tracestate members, baggage entries. */
@@ -44,7 +42,11 @@ function assertSameState(extracted, state) {
   );
   const expectedState = state.tracestate.map(([k, v]) => `${k}=${v}`).join(',');
   assert.equal(sc.traceState?.serialize() ?? '', expectedState, 'tracestate kept');
-  const baggage = propagation.getBaggage(extracted)?.getAllEntries().map(([k, e]) => [k, e.value]) ?? [];
+  const baggage =
+    propagation
+      .getBaggage(extracted)
+      ?.getAllEntries()
+      .map(([k, e]) => [k, e.value]) ?? [];
   assert.deepEqual(Object.fromEntries(baggage), Object.fromEntries(state.baggage), 'baggage kept');
 }
 
@@ -107,8 +109,14 @@ test('a real HTTP request carries the context (req.headers and req.headersDistin
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     spanId: '00f067aa0ba902b7',
     traceFlags: 1,
-    tracestate: [['congo', 't61rcWkgMzE'], ['rojo', '00f067aa0ba902b7']],
-    baggage: [['user', 'ada lovelace'], ['tenant', 'ü']],
+    tracestate: [
+      ['congo', 't61rcWkgMzE'],
+      ['rojo', '00f067aa0ba902b7'],
+    ],
+    baggage: [
+      ['user', 'ada lovelace'],
+      ['tenant', 'ü'],
+    ],
   };
   const received = [];
   const server = createServer((req, res) => {

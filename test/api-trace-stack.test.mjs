@@ -51,7 +51,10 @@ test('10 000 concurrent requests with awaits, timers and emitters: no span has a
       })();
     }
     const emitter = new EventEmitter();
-    emitter.on('event', traced('listener', () => setSpanAttributes({ req })));
+    emitter.on(
+      'event',
+      traced('listener', () => setSpanAttributes({ req })),
+    );
     setTimeout(() => emitter.emit('event'), 1);
     await once(emitter, 'event');
     await wait();
@@ -118,7 +121,10 @@ test('child tasks (Promise.all, setTimeout, EventEmitter, stream.pipeline) canno
     stillParent('setTimeout');
 
     const emitter = new EventEmitter();
-    emitter.on('event', traced('listener', () => assert.notEqual(currentSpan(), parent)));
+    emitter.on(
+      'event',
+      traced('listener', () => assert.notEqual(currentSpan(), parent)),
+    );
     emitter.emit('event');
     stillParent('EventEmitter');
 
@@ -183,11 +189,20 @@ test('an unsampled span inside a sampled one leaves the parent current; later at
     assert.equal(currentSpan(), parent);
     assert.equal(setSpanAttributes({ after: 'drop-async' }), true);
 
-    assert.throws(() => traced('drop-sync', () => { throw new Error('boom'); })(), /boom/);
+    assert.throws(
+      () =>
+        traced('drop-sync', () => {
+          throw new Error('boom');
+        })(),
+      /boom/,
+    );
     assert.equal(currentSpan(), parent);
     setSpanAttributes({ afterThrow: true });
 
-    const gen = traced('drop-gen', function* () { yield 1; yield 2; })();
+    const gen = traced('drop-gen', function* () {
+      yield 1;
+      yield 2;
+    })();
     assert.deepEqual([...gen], [1, 2]);
     assert.equal(currentSpan(), parent);
 
@@ -213,18 +228,40 @@ test('after an exception inside traced(), the next request starts from a clean c
   const syncError = new TypeError('sync failure');
   const thrownObject = { code: 42 };
 
-  await assert.rejects(traced('fails-async', async () => { await sleep(1); throw asyncError; })(), (err) => err === asyncError);
+  await assert.rejects(
+    traced('fails-async', async () => {
+      await sleep(1);
+      throw asyncError;
+    })(),
+    (err) => err === asyncError,
+  );
   assert.equal(context.active(), ROOT_CONTEXT);
-  assert.throws(() => traced('fails-sync', () => { throw syncError; })(), (err) => err === syncError);
+  assert.throws(
+    () =>
+      traced('fails-sync', () => {
+        throw syncError;
+      })(),
+    (err) => err === syncError,
+  );
   assert.equal(context.active(), ROOT_CONTEXT);
-  assert.throws(() => traced('fails-object', () => { throw thrownObject; })(), (err) => err === thrownObject);
+  assert.throws(
+    () =>
+      traced('fails-object', () => {
+        throw thrownObject;
+      })(),
+    (err) => err === thrownObject,
+  );
   assert.equal(getTraceContext(), undefined);
 
   // Same async chain, several requests in a row: an inner failure caught by the handler.
   for (let i = 0; i < 3; i++) {
     await traced('request', async () => {
       const own = currentSpan();
-      await assert.rejects(traced('inner', async () => { throw asyncError; })());
+      await assert.rejects(
+        traced('inner', async () => {
+          throw asyncError;
+        })(),
+      );
       assert.equal(currentSpan(), own);
     })();
     assert.equal(getTraceContext(), undefined, `request ${i} left a context attached`);
@@ -239,7 +276,10 @@ test('after an exception inside traced(), the next request starts from a clean c
   const traceIds = new Set([...requests, next, only('fails-async'), only('fails-sync')].map((s) => s.spanContext().traceId));
   assert.equal(traceIds.size, 6, 'every request is a new trace');
 
-  for (const [name, message, type] of [['fails-async', 'async failure', 'Error'], ['fails-sync', 'sync failure', 'TypeError']]) {
+  for (const [name, message, type] of [
+    ['fails-async', 'async failure', 'Error'],
+    ['fails-sync', 'sync failure', 'TypeError'],
+  ]) {
     const span = only(name);
     assert.deepEqual(span.status, { code: SpanStatusCode.ERROR, message });
     assert.equal(span.events.length, 1);

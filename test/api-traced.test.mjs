@@ -44,7 +44,12 @@ test('sync and async functions: this, arguments and return value pass through', 
   assert.ok(p instanceof TracedPoint);
   assert.equal(p.x, 7);
 
-  assert.deepEqual(finished().map((s) => s.name).sort(), ['fetchIt', 'new Point', 'scale']);
+  assert.deepEqual(
+    finished()
+      .map((s) => s.name)
+      .sort(),
+    ['fetchIt', 'new Point', 'scale'],
+  );
   const span = only('scale');
   assert.equal(span.instrumentationScope.name, TRACER_NAME);
   assert.equal(TRACER_NAME, '@tracehook/register');
@@ -86,7 +91,16 @@ test('options: name, kind, attributes, attributesFromArgs, root, links', async (
     (user, n) => `${user}:${n}`,
   );
   const fresh = traced({ name: 'fresh', root: true }, () => currentSpan().spanContext().traceId);
-  const broken = traced({ name: 'broken', attributes: { a: 1 }, attributesFromArgs: () => { throw new Error('oops'); } }, () => 'still runs');
+  const broken = traced(
+    {
+      name: 'broken',
+      attributes: { a: 1 },
+      attributesFromArgs: () => {
+        throw new Error('oops');
+      },
+    },
+    () => 'still runs',
+  );
 
   let outerTrace;
   await traced('outer', async () => {
@@ -98,7 +112,10 @@ test('options: name, kind, attributes, attributesFromArgs, root, links', async (
 
   const span = only('handle');
   assert.equal(span.kind, SpanKind.SERVER);
-  assert.deepEqual({ ...span.attributes, 'process.pid': undefined, 'thread.id': undefined }, { fixed: 'yes', overridden: 'by args', user: 'ada', n: 2, 'process.pid': undefined, 'thread.id': undefined });
+  assert.deepEqual(
+    { ...span.attributes, 'process.pid': undefined, 'thread.id': undefined },
+    { fixed: 'yes', overridden: 'by args', user: 'ada', n: 2, 'process.pid': undefined, 'thread.id': undefined },
+  );
   assert.equal(span.links.length, 1);
   assert.equal(span.links[0].context.spanId, linkTarget.spanContext().spanId);
   assert.equal(span.links[0].attributes.user, 'ada');
@@ -245,7 +262,12 @@ test('@traced() TC39 decorator: type-checks under strict TypeScript and traces m
   assert.equal(add(1, 2), 3);
   assert.equal(await lengthOf('abcd'), 4);
 
-  assert.deepEqual(finished().map((s) => s.name).sort(), ['Service.count', 'Service.create', 'Service.load', 'Service.scale', 'Sub.scale', 'add', 'anonymous'].sort());
+  assert.deepEqual(
+    finished()
+      .map((s) => s.name)
+      .sort(),
+    ['Service.count', 'Service.create', 'Service.load', 'Service.scale', 'Sub.scale', 'add', 'anonymous'].sort(),
+  );
   const load = only('Service.load');
   assert.equal(load.spanContext().spanId, loadedIn, 'the method body runs inside its span');
   assert.equal(load.kind, SpanKind.SERVER);

@@ -27,7 +27,9 @@ for (const [resolution, module] of [
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'types-fixture', private: true }));
     const compilerOptions = { module, moduleResolution: resolution, target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['use-api.ts'] }));
-    const result = await new Promise((resolve) => execFile(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], (err, stdout, stderr) => resolve({ code: err?.code ?? 0, out: stdout + stderr })));
+    const result = await new Promise((resolve) =>
+      execFile(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], (err, stdout, stderr) => resolve({ code: err?.code ?? 0, out: stdout + stderr })),
+    );
     assert.equal(result.out, '');
     assert.equal(result.code, 0);
   });

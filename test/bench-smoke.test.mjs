@@ -23,7 +23,14 @@ function rows(stdout) {
   return stdout
     .split('\n')
     .filter((l) => l.startsWith('| ') && !l.startsWith('| scenario') && !l.startsWith('| ---'))
-    .map((l) => Object.fromEntries(l.split('|').slice(1, -1).map((c, i) => [keys[i], c.trim()])));
+    .map((l) =>
+      Object.fromEntries(
+        l
+          .split('|')
+          .slice(1, -1)
+          .map((c, i) => [keys[i], c.trim()]),
+      ),
+    );
 }
 
 test('bench harness: a one-round startup run prints one table row per variant, and the one-line script and worker start rows', { timeout: 90_000 }, async () => {
@@ -34,7 +41,11 @@ test('bench harness: a one-round startup run prints one table row per variant, a
     assert.equal(all.filter((r) => r.scenario === 'startup' && r.measure === 'spawn → first HTTP 200' && r.variant === v).length, 1, `one startup row for ${v} in:\n${stdout}`);
   }
   const print = all.filter((r) => r.measure === 'spawn → exit, a script that prints one line');
-  assert.deepEqual(print.map((r) => r.variant), ['untraced', 'tracehook-files', 'tracehook-disabled', 'import-floor', 'floor-export'], stdout);
+  assert.deepEqual(
+    print.map((r) => r.variant),
+    ['untraced', 'tracehook-files', 'tracehook-disabled', 'import-floor', 'floor-export'],
+    stdout,
+  );
   assert.equal(print.find((r) => r.variant === 'tracehook-files').goal, '≤ +25 ms');
   assert.match(print.find((r) => r.variant === 'tracehook-files').floor, /\(export\)$/);
   assert.match(print.find((r) => r.variant === 'tracehook-disabled').floor, /\(import-floor\)$/);

@@ -37,7 +37,11 @@ for (const [variable, value, detail] of CASES) {
   test(`${variable}=${value}: one line naming it, and the app serves untraced (control: without it, the same request is traced)`, async (t) => {
     const [control, bad] = await Promise.all([serveOnce(t, {}), serveOnce(t, { [variable]: value })]);
     assert.equal(control.stderr, '');
-    assert.deepEqual(control.spans.map((s) => s.kind), ['SERVER'], 'control: the request made a SERVER span');
+    assert.deepEqual(
+      control.spans.map((s) => s.kind),
+      ['SERVER'],
+      'control: the request made a SERVER span',
+    );
     const lines = bad.stderr.trim().split('\n');
     assert.equal(lines.length, 1, bad.stderr);
     assert.ok(lines[0].includes(`${variable}=${JSON.stringify(value)}`), lines[0]);
@@ -86,7 +90,10 @@ for (const variable of ['TRACEHOOK_DISABLED', 'OTEL_SDK_DISABLED']) {
     assert.equal(off.code, 0);
     assert.equal(off.stderr, '');
     // register.cjs tests the disable switches inline, before it loads any file (dist/preload/load-bundle.js included).
-    assert.deepEqual(off.modules.filter((m) => m.startsWith('dist/') || m.includes('node_modules')), []);
+    assert.deepEqual(
+      off.modules.filter((m) => m.startsWith('dist/') || m.includes('node_modules')),
+      [],
+    );
     assert.deepEqual(off.symbols, []);
     assert.equal(off.recording, false);
     assert.equal(off.httpPatched, false);

@@ -66,9 +66,14 @@ for (const [protocol, variable] of [
 ]) {
   test(`${variable} that does not parse (${protocol}): one line naming the variable, no value; the app runs untraced; nothing reaches localhost:4318/4317`, async (t) => {
     const dir = spansDir(t);
-    const { code, stderr, connections } = await runWatchingDefaultPorts({ TRACEHOOK_SPANS_DIR: dir, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, [variable]: UNPARSEABLE, OTEL_EXPORTER_OTLP_HEADERS: HEADERS });
+    const { code, stderr, connections } = await runWatchingDefaultPorts({
+      TRACEHOOK_SPANS_DIR: dir,
+      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      [variable]: UNPARSEABLE,
+      OTEL_EXPORTER_OTLP_HEADERS: HEADERS,
+    });
     if (connections === null) t.diagnostic('localhost:4318/4317 not watched: needs root and unshare --net');
-    else assert.deepEqual(connections, [], 'no connection to OpenTelemetry\'s default endpoint');
+    else assert.deepEqual(connections, [], "no connection to OpenTelemetry's default endpoint");
     assert.equal(code, 0);
     const lines = stderr.trim().split('\n');
     assert.equal(lines.length, 1, stderr);

@@ -33,7 +33,10 @@ function normalise(stderr) {
   const frames = lines.filter((l) => l.startsWith('    at '));
   const caller = frames.find((l) => !/\(?node:/.test(l.slice(7)));
   // `    at Object.<anonymous> (/app.cjs:4:6) {` → `    at /app.cjs:4:6` (the last frame printed carries the ` {`).
-  return lines.filter((l) => !l.startsWith('    at ') || l === caller).map((l) => (l === caller ? `    at ${/(\/[^()]*:\d+:\d+)/.exec(l)?.[1]}` : l)).join('\n');
+  return lines
+    .filter((l) => !l.startsWith('    at ') || l === caller)
+    .map((l) => (l === caller ? `    at ${/(\/[^()]*:\d+:\d+)/.exec(l)?.[1]}` : l))
+    .join('\n');
 }
 
 // Node.js 20 prints DEP0040 only under --pending-deprecation, and then for every caller: there the runs agree trivially.

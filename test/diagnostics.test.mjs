@@ -81,7 +81,10 @@ for (const tracer of ['lean', 'stock']) {
     const lines = stderr.split('\n').filter(Boolean);
     // The 1st, 10th, 100th and 1000th time, per problem (an operation on an ended span, a second end()), and totals at exit.
     assert.ok(lines.length >= 2 && lines.length <= 10, `${lines.length} lines:\n${lines.slice(0, 12).join('\n')}`);
-    assert.ok(lines.some((l) => l.endsWith('(1000 times so far)')), stderr);
+    assert.ok(
+      lines.some((l) => l.endsWith('(1000 times so far)')),
+      stderr,
+    );
     assert.equal((await readSpans(dir)).length, 1000);
   });
 }
@@ -93,11 +96,14 @@ test('an app whose ended spans each have a name of their own: the distinct probl
   const lines = stderr.split('\n').filter(Boolean);
   // At most 20 problems of a line each (and their totals at exit), then one shared problem printed at 1, 10, 100, 1000 and at exit.
   assert.ok(lines.length <= 2 * 20 + 5, `${lines.length} lines`);
-  assert.ok(lines.some((l) => l.includes('more than 20 kinds of problem, counted together from here; the latest: ')), stderr.slice(-2000));
+  assert.ok(
+    lines.some((l) => l.includes('more than 20 kinds of problem, counted together from here; the latest: ')),
+    stderr.slice(-2000),
+  );
   assert.equal((await readSpans(dir)).length, 3000);
 });
 
-test("an app whose stderr reader has gone away (a pipe to a process that ended) runs to its end while tracehook warns", async (t) => {
+test('an app whose stderr reader has gone away (a pipe to a process that ended) runs to its end while tracehook warns', async (t) => {
   const dir = spansDir(t);
   // A configuration error at startup, then warnings while it runs: each one a write to the closed pipe.
   const app = start('ended-span-app.mjs', { args: ['100'], env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_MAX_QUEUE_BYTES: 'lots' } });

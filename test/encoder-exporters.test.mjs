@@ -60,7 +60,13 @@ for (const protocol of ['http/protobuf', 'http/json']) {
     assert.equal(direct.contentType, stock.contentType);
     assert.ok(direct.body.length > 200);
     assert.deepEqual(direct.body, stock.body);
-    if (protocol === 'http/json') assert.deepEqual(decodeExportRequest(JSON.parse(direct.body.toString())).map((s) => s.name).sort(), ['GET /ünïcode 😀', 'child']);
+    if (protocol === 'http/json')
+      assert.deepEqual(
+        decodeExportRequest(JSON.parse(direct.body.toString()))
+          .map((s) => s.name)
+          .sort(),
+        ['GET /ünïcode 😀', 'child'],
+      );
   });
 }
 

@@ -50,7 +50,9 @@ function arbitraries(text, int, double) {
     fc.tuple(fc.constantFrom(0, 1, 1_700_000_000), fc.oneof(fc.integer({ min: 0, max: 3e9 }), fc.double({ min: 0, max: 2e9, noNaN: true }))),
   );
   const traceState = fc.option(
-    fc.array(fc.tuple(fc.constantFrom('vendor', 'rojo', 'congo', 'a1'), fc.constantFrom('t61rcWkgMzE', 'x', '00f067aa0ba902b7')), { maxLength: 3 }).map((entries) => new TraceState(entries.map(([k, v]) => `${k}=${v}`).join(','))),
+    fc
+      .array(fc.tuple(fc.constantFrom('vendor', 'rojo', 'congo', 'a1'), fc.constantFrom('t61rcWkgMzE', 'x', '00f067aa0ba902b7')), { maxLength: 3 })
+      .map((entries) => new TraceState(entries.map(([k, v]) => `${k}=${v}`).join(','))),
     { nil: undefined },
   );
   const spanContext = fc.record({ traceId: hex(32), spanId: hex(16), traceFlags: fc.constantFrom(0, 1, 0xff), isRemote: fc.option(fc.boolean(), { nil: undefined }), traceState });
@@ -116,9 +118,13 @@ const { span, batch } = arbitraries(text, int, double);
 // Byte identity with otlp-transformer's JSON text holds where its text is valid OTLP/JSON: the encoder
 // deliberately differs for lone surrogates and integers beyond 2^53 (tested below, against the protobuf encoding).
 const safe = (n) => !Number.isInteger(n) || Number.isSafeInteger(n);
-const jsonBatch = arbitraries(text.map((s) => s.toWellFormed()), int.filter(safe), double.filter(safe)).batch;
+const jsonBatch = arbitraries(
+  text.map((s) => s.toWellFormed()),
+  int.filter(safe),
+  double.filter(safe),
+).batch;
 
-test('OTLP/JSON: the direct encoder gives JsonTraceSerializer\'s bytes for any batch of well-formed strings and safe integers', () => {
+test("OTLP/JSON: the direct encoder gives JsonTraceSerializer's bytes for any batch of well-formed strings and safe integers", () => {
   fc.assert(
     fc.property(jsonBatch, (spans) => {
       const expected = Buffer.from(JsonTraceSerializer.serializeRequest(spans));
@@ -129,7 +135,7 @@ test('OTLP/JSON: the direct encoder gives JsonTraceSerializer\'s bytes for any b
   );
 });
 
-test('OTLP/protobuf: the direct encoder gives ProtobufTraceSerializer\'s bytes for any batch', () => {
+test("OTLP/protobuf: the direct encoder gives ProtobufTraceSerializer's bytes for any batch", () => {
   fc.assert(
     fc.property(batch, (spans) => {
       const expected = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans));
@@ -146,7 +152,7 @@ test('OTLP/protobuf: requests larger than the reused buffer, and one after it, s
   assert.deepEqual(Buffer.from(encodeOtlpProtobuf(small)), Buffer.from(ProtobufTraceSerializer.serializeRequest(small)));
   assert.ok(encodeOtlpProtobuf(big).length > 16 * 1024);
   // Past 1 MiB the buffer is dropped after use: the next request starts small and is still right.
-  const huge = [{ ...big[0], attributes: { blob: 'x'.repeat(2 * 1024 * 1024), 'é': 'é'.repeat(1000) } }];
+  const huge = [{ ...big[0], attributes: { blob: 'x'.repeat(2 * 1024 * 1024), é: 'é'.repeat(1000) } }];
   assert.deepEqual(Buffer.from(encodeOtlpProtobuf(huge)), Buffer.from(ProtobufTraceSerializer.serializeRequest(huge)));
   assert.deepEqual(Buffer.from(encodeOtlpProtobuf(small)), Buffer.from(ProtobufTraceSerializer.serializeRequest(small)));
 });
@@ -170,10 +176,7 @@ test('OTLP/JSON: lone surrogates and integers beyond 2^53 decode as the protobuf
   assert.deepEqual(fromJson, decodeOtlpProtobuf(encodeOtlpProtobuf(spans)));
   assert.equal(fromJson[0].name, '\ufffd name');
   assert.equal(fromJson[0].status.message, '\ufffd');
-  assert.deepEqual(
-    { ...fromJson[0].attributes },
-    { lone: 'a\ufffdb\ufffd', big: 1e20, huge: -1e300, wide: 2n ** 60n, min: -(2n ** 63n), max: 2 ** 63, safe: 2 ** 53 - 1 },
-  );
+  assert.deepEqual({ ...fromJson[0].attributes }, { lone: 'a\ufffdb\ufffd', big: 1e20, huge: -1e300, wide: 2n ** 60n, min: -(2n ** 63n), max: 2 ** 63, safe: 2 ** 53 - 1 });
 });
 
 // otlp-transformer's JSON writes a resource's schema URL inside `resource`, a field Resource does

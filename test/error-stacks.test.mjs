@@ -11,16 +11,17 @@ const OURS = join(ROOT, 'dist');
 
 test('an unhandled rejection in a request listener: the stack printed untraced, plus the one frame of the patched Server#emit', async (t) => {
   const env = { TRACEHOOK_SPANS_DIR: spansDir(t) };
-  const [plain, traced] = await Promise.all([
-    run('unhandled-rejection-server.cjs', { preload: [] }),
-    run('unhandled-rejection-server.cjs', { env }),
-  ]);
+  const [plain, traced] = await Promise.all([run('unhandled-rejection-server.cjs', { preload: [] }), run('unhandled-rejection-server.cjs', { env })]);
   assert.equal(plain.code, 1);
   assert.match(plain.stderr, /Error: boom\n {4}at /);
   assert.equal(traced.code, plain.code);
   const lines = traced.stderr.split('\n');
   const ours = lines.filter((l) => l.includes(OURS));
-  assert.deepEqual(ours.map((l) => l.replace(/ \(.*/, '')), ['    at Server.emit'], traced.stderr);
+  assert.deepEqual(
+    ours.map((l) => l.replace(/ \(.*/, '')),
+    ['    at Server.emit'],
+    traced.stderr,
+  );
   assert.equal(lines.filter((l) => !l.includes(OURS)).join('\n'), plain.stderr);
 });
 
@@ -36,8 +37,16 @@ function assertStackPlus(plain, traced, expected) {
   const p = frames(plain.stderr);
   assert.ok(p.length > 0, plain.stderr);
   const ours = t.filter((l) => l.includes(OURS));
-  assert.deepEqual(ours.map((l) => l.trim().replace(/ \(.*/, '')), expected, traced.stderr);
-  assert.deepEqual(t.filter((l) => !l.includes(OURS)), p.slice(0, t.length - ours.length), traced.stderr);
+  assert.deepEqual(
+    ours.map((l) => l.trim().replace(/ \(.*/, '')),
+    expected,
+    traced.stderr,
+  );
+  assert.deepEqual(
+    t.filter((l) => !l.includes(OURS)),
+    p.slice(0, t.length - ours.length),
+    traced.stderr,
+  );
 }
 
 // Untraced, but with an `--import` as the preload has: Node.js prints the caret under the thrown line's first column
@@ -60,7 +69,11 @@ async function runBoth(t, fixture, flags = []) {
 
 const ALL_FRAMES = ['--stack-trace-limit=50'];
 
-for (const [fixture, levels] of [['one.cjs', 1], ['two.cjs', 2], ['three.cjs', 3]]) {
+for (const [fixture, levels] of [
+  ['one.cjs', 1],
+  ['two.cjs', 2],
+  ['three.cjs', 3],
+]) {
   test(`a throw at the top level of a module ${levels} require level(s) down: one Module#load frame per module loading and one Module#require frame per require() in flight`, async (t) => {
     const file = join('require-chain', fixture);
     const [[plain, traced], [plainAll, tracedAll]] = await Promise.all([runBoth(t, file), runBoth(t, file, ALL_FRAMES)]);

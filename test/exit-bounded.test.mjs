@@ -44,7 +44,10 @@ for (const { name, env, bounds } of CASES) {
     test(`${name}, TRACEHOOK_SHUTDOWN_TIMEOUT_MS=${bound}: ends on its own as untraced, its cleanup run, within the bound`, async (t) => {
       const untraced = await timedRun([], {});
       assert.deepEqual(untraced.end, { code: 0, signal: null, stdout: 'work done\ncleanup done\n' });
-      for (const preload of [['--import', '@tracehook/register'], ['--require', '@tracehook/register']]) {
+      for (const preload of [
+        ['--import', '@tracehook/register'],
+        ['--require', '@tracehook/register'],
+      ]) {
         const traced = await timedRun(preload, { ...(await env(t)), TRACEHOOK_SHUTDOWN_TIMEOUT_MS: bound });
         assert.deepEqual(traced.end, untraced.end, preload[0]);
         assert.ok(traced.ms < untraced.ms + MARGIN_MS, `${preload[0]}: ended after ${traced.ms} ms (untraced ${untraced.ms} ms)`);

@@ -30,7 +30,10 @@ for (const protocol of ['http/protobuf', 'http/json', 'grpc']) {
         // The first batch is exported before the signal; its request is dropped and its retry waits.
         ...(mode === 'reset-first' ? { OTEL_BSP_SCHEDULE_DELAY: '50' } : {}),
       };
-      for (const preload of [['--import', '@tracehook/register'], ['--require', '@tracehook/register']]) {
+      for (const preload of [
+        ['--import', '@tracehook/register'],
+        ['--require', '@tracehook/register'],
+      ]) {
         receiver.requests.length = 0;
         receiver.reset?.();
         const app = start('exit-app.mjs', { preload, args: ['wait', '20'], env });

@@ -34,7 +34,12 @@ test('process.exit() in the turn that ended 1300 spans (two full batches queued,
 
 // Issue 29: span files are local, so the exit bound never costs one of their spans: they are written
 // synchronously in the exit steps, whatever is left of TRACEHOOK_SHUTDOWN_TIMEOUT_MS (0 here).
-for (const [mode, count, endedBy] of [['exit', 1, 3], ['normal', 1, 0], ['exit', 1300, 3], ['wait', 5, 'SIGTERM']]) {
+for (const [mode, count, endedBy] of [
+  ['exit', 1, 3],
+  ['normal', 1, 0],
+  ['exit', 1300, 3],
+  ['wait', 5, 'SIGTERM'],
+]) {
   test(`TRACEHOOK_SHUTDOWN_TIMEOUT_MS=0, ${mode === 'wait' ? 'SIGTERM' : mode === 'exit' ? 'process.exit()' : 'the event loop drains'}, ${count} span(s): every span is in the span file, none counted lost`, async (t) => {
     const dir = spansDir(t);
     const app = start('exit-app.mjs', { args: [mode, String(count)], env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '0' } });

@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import { assertCallChain, sendCallChain } from './helpers/call-chain.mjs';
 import { readSpans, spansDir, start } from './helpers/fixture.mjs';
 
-for (const preload of [['--import', '@tracehook/register'], ['--require', '@tracehook/register']]) {
+for (const preload of [
+  ['--import', '@tracehook/register'],
+  ['--require', '@tracehook/register'],
+]) {
   test(`TRACEHOOK_EXPORTER_IMPORT_PATH (${preload[0]}): the SpanExporter it returns receives the request's spans (trace ids, parents, kinds); no span file is written`, async (t) => {
     const exportDir = spansDir(t);
     const dir = spansDir(t);

@@ -42,7 +42,10 @@ for (const mode of ['fast', 'stock']) {
 
     const spans = await readSpans(dir);
     const servers = (path) => spans.filter((s) => s.kind === 'SERVER' && s.attributes['url.path'] === path);
-    for (const [path, n] of [['/slow', 20], ['/sse', 5]]) {
+    for (const [path, n] of [
+      ['/slow', 20],
+      ['/sse', 5],
+    ]) {
       const gone = servers(path);
       assert.equal(gone.length, n, `${n} SERVER spans for ${path}`);
       for (const s of gone) {

@@ -15,7 +15,10 @@ function call(port, path) {
   return new Promise((resolve, reject) => {
     httpsGet({ host: '127.0.0.1', port, path, ca }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (d) => (body += d))
+        .on('end', () => resolve({ status: res.statusCode, body }));
     }).on('error', reject);
   });
 }

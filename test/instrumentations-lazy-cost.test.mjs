@@ -13,13 +13,24 @@ function loadedFiles(t, preload, code, env = {}) {
   const r = spawnSync(process.execPath, [...preload, '-e', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), ...env } });
   assert.equal(r.stderr, '');
   assert.equal(r.status, 0);
-  return JSON.parse(r.stdout).map((f) => f.slice(ROOT.length + 1).split(sep).join('/'));
+  return JSON.parse(r.stdout).map((f) =>
+    f
+      .slice(ROOT.length + 1)
+      .split(sep)
+      .join('/'),
+  );
 }
 
-for (const preload of [['--require', join(ROOT, 'register.cjs')], ['--import', '@tracehook/register']]) {
+for (const preload of [
+  ['--require', join(ROOT, 'register.cjs')],
+  ['--import', '@tracehook/register'],
+]) {
   test(`${preload[0]}, TRACEHOOK_DISABLED=true: no file of the preload is loaded beyond its entry`, (t) => {
     const files = loadedFiles(t, preload, '0', { TRACEHOOK_DISABLED: 'true' });
-    assert.deepEqual(files.filter((f) => f !== 'register.cjs'), []);
+    assert.deepEqual(
+      files.filter((f) => f !== 'register.cjs'),
+      [],
+    );
   });
 
   test(`${preload[0]}: the preload is one bundle and its loader, with none of dist/'s other files`, (t) => {
@@ -32,11 +43,19 @@ test('a lazily loaded instrumentation (pg) is one bundled file, using the bundle
   const files = loadedFiles(t, ['--require', join(ROOT, 'register.cjs')], "require('pg')");
   assert.ok(files.includes('dist/instrumentations/bundled/pg.js'), 'instrumentation-pg was loaded, from its bundle');
   for (const pkg of ['instrumentation-pg', 'sql-common', 'semantic-conventions']) {
-    assert.deepEqual(files.filter((f) => f.startsWith(`node_modules/@opentelemetry/${pkg}/`)), [], `${pkg} is in the bundle`);
+    assert.deepEqual(
+      files.filter((f) => f.startsWith(`node_modules/@opentelemetry/${pkg}/`)),
+      [],
+      `${pkg} is in the bundle`,
+    );
   }
   // The bundle's copies are handed over by name (globalThis), not by resolving the packages' files into require.cache.
   for (const pkg of ['instrumentation', 'api', 'core']) {
-    assert.deepEqual(files.filter((f) => f.startsWith(`node_modules/@opentelemetry/${pkg}/`)), [], pkg);
+    assert.deepEqual(
+      files.filter((f) => f.startsWith(`node_modules/@opentelemetry/${pkg}/`)),
+      [],
+      pkg,
+    );
   }
 });
 
@@ -47,7 +66,11 @@ for (const protocol of ['http/protobuf', 'http/json']) {
     assert.ok(files.includes('dist/otlp-http.bundle.js'), 'the OTLP/HTTP parts were loaded, from their bundle');
     const packages = files.filter((f) => f.startsWith('node_modules/')).map((f) => f.split('/').slice(1, 3).join('/'));
     const shared = ['@opentelemetry/api', '@opentelemetry/core', '@opentelemetry/instrumentation'];
-    assert.deepEqual(packages.filter((p) => !shared.includes(p)), [], 'only the preload bundle’s shared copies come from node_modules');
+    assert.deepEqual(
+      packages.filter((p) => !shared.includes(p)),
+      [],
+      'only the preload bundle’s shared copies come from node_modules',
+    );
     for (const pkg of ['api', 'core']) assert.ok(packages.filter((p) => p === `@opentelemetry/${pkg}`).length <= 1, `${pkg} evaluated once`);
   });
 }
@@ -72,7 +95,16 @@ test('require-in-the-middle sees only the requires that can reach an instrumente
   assert.deepEqual(seen('express'), ['index.js']);
   assert.deepEqual(seen('router'), ['index.js', 'lib/layer.js', 'lib/route.js']);
   // The instrumentations applied: each package's main export is wrapped, and pg's client file was patched as a file.
-  const check = spawnSync(process.execPath, ['--require', join(ROOT, 'register.cjs'), '-e', "process.stdout.write(String(require('pg').Client.prototype.query.__wrapped === true && require('ioredis').prototype.sendCommand.__wrapped === true))"], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), OTEL_LOG_LEVEL: 'debug' } });
+  const check = spawnSync(
+    process.execPath,
+    [
+      '--require',
+      join(ROOT, 'register.cjs'),
+      '-e',
+      "process.stdout.write(String(require('pg').Client.prototype.query.__wrapped === true && require('ioredis').prototype.sendCommand.__wrapped === true))",
+    ],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), OTEL_LOG_LEVEL: 'debug' } },
+  );
   assert.match(check.stderr, /instrumentation-pg Applying instrumentation patch for nodejs module file on require hook \{[^}]*fileName: 'pg\/lib\/client\.js'/);
   assert.equal(check.stdout, 'true', check.stderr);
 });
@@ -89,7 +121,11 @@ test("require-in-the-middle resolves a watched package's main file once per pack
     };
     process.on('exit', () => process.stdout.write(JSON.stringify(asked)));
   `;
-  const r = spawnSync(process.execPath, ['--require', join(ROOT, 'register.cjs'), '-e', `${count};require('pg');require('ioredis')`], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) } });
+  const r = spawnSync(process.execPath, ['--require', join(ROOT, 'register.cjs'), '-e', `${count};require('pg');require('ioredis')`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) },
+  });
   assert.equal(r.status, 0, r.stderr);
   const asked = JSON.parse(r.stdout);
   assert.ok(asked.length > 0, 'the hook looked up main files');

@@ -86,7 +86,10 @@ test('mysql2: query text with its literals and comments masked, span names witho
   const spans = await readSpans(dir);
   const queries = spans.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'mysql').map(statement);
   assert.deepEqual(queries, ['SELECT id FROM users WHERE email = ? AND password_hash = ?', 'UPDATE users SET api_token = ? WHERE id = ?', 'SELECT\n? AS x', '/* ? */ SELECT ?']);
-  assert.deepEqual(spans.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'mysql').map((s) => s.name), ['SELECT', 'UPDATE', 'SELECT', 'SELECT']);
+  assert.deepEqual(
+    spans.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'mysql').map((s) => s.name),
+    ['SELECT', 'UPDATE', 'SELECT', 'SELECT'],
+  );
   assert.doesNotMatch(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events.map((e) => e.attributes)])), /SECRET|alice@/);
 });
 
@@ -104,7 +107,7 @@ test('OTEL_NODE_DISABLED_INSTRUMENTATIONS=pg: Redis spans, no PostgreSQL spans; 
 
 test('an app that loads none of their modules requires no instrumentation package (http, grpc and undici are bundled)', async (t) => {
   const dir = spansDir(t);
-  const code = "console.log(Object.keys(require.cache).filter((f) => /node_modules.@opentelemetry.instrumentation-/.test(f)).length)";
+  const code = 'console.log(Object.keys(require.cache).filter((f) => /node_modules.@opentelemetry.instrumentation-/.test(f)).length)';
   const { stdout, stderr } = await start(null, { command: ['--require', '@tracehook/register', '-e', code], env: { TRACEHOOK_SPANS_DIR: dir } }).done;
   assert.equal(stderr, '');
   assert.equal(stdout.trim(), '0');

@@ -12,7 +12,10 @@ async function idsRun(t, env) {
   const dir = spansDir(t);
   const app = await run('lean-span-ids.mjs', { args: [String(ROOTS)], env: { TRACEHOOK_SPANS_DIR: dir, ...env } });
   assert.equal(app.code, 0, app.stderr);
-  const [unsampled, invalid] = app.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const [unsampled, invalid] = app.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   return { spans: await readSpans(dir), unsampled, invalid, stderr: app.stderr };
 }
 

@@ -73,7 +73,10 @@ for (const [processor, hook] of [
     const last = servers.find((s) => path(s) === '/exit');
     assert.ok(last, JSON.stringify(servers.map(path)));
     assert.equal(last.attributes['tracehook.incomplete'], true);
-    assert.deepEqual(servers.filter((s) => s.attributes['tracehook.incomplete'] !== undefined), [last]);
+    assert.deepEqual(
+      servers.filter((s) => s.attributes['tracehook.incomplete'] !== undefined),
+      [last],
+    );
   });
 }
 
@@ -91,15 +94,16 @@ function install() {
 }
 
 // Registered only where SDK 3.x runs: not a skip, which CI does not allow (test/helpers/needs.mjs).
-if (!tooOld) test('NodeSDK on SDK 3.x as the startup hook: one SERVER span per request, nothing on stderr, flushed at process.exit()', async (t) => {
-  install();
-  const dir = spansDir(t);
-  const app = start('http-app.mjs', { env: { ...env(dir, 'next-app'), TRACEHOOK_STARTUP_HOOK: `${join(NEXT, 'hook.cjs')}:setupTracing` } });
-  t.after(() => app.kill('SIGKILL'));
-  // The three before '/exit' were flushed from the batch; '/exit''s own, still open at process.exit(), was ended as incomplete.
-  const servers = await requestsThenExit(app, dir, 3);
-  assert.equal(servers.length, 4, JSON.stringify(servers.map((s) => [s.scope, s.name])));
-  assert.equal(new Set(servers.map((s) => s.traceId)).size, 4);
-  assert.deepEqual(servers.filter((s) => s.attributes['tracehook.incomplete'] === true).map(path), ['/exit']);
-  for (const s of servers) assert.equal(s.resource['service.name'], 'next-app');
-});
+if (!tooOld)
+  test('NodeSDK on SDK 3.x as the startup hook: one SERVER span per request, nothing on stderr, flushed at process.exit()', async (t) => {
+    install();
+    const dir = spansDir(t);
+    const app = start('http-app.mjs', { env: { ...env(dir, 'next-app'), TRACEHOOK_STARTUP_HOOK: `${join(NEXT, 'hook.cjs')}:setupTracing` } });
+    t.after(() => app.kill('SIGKILL'));
+    // The three before '/exit' were flushed from the batch; '/exit''s own, still open at process.exit(), was ended as incomplete.
+    const servers = await requestsThenExit(app, dir, 3);
+    assert.equal(servers.length, 4, JSON.stringify(servers.map((s) => [s.scope, s.name])));
+    assert.equal(new Set(servers.map((s) => s.traceId)).size, 4);
+    assert.deepEqual(servers.filter((s) => s.attributes['tracehook.incomplete'] === true).map(path), ['/exit']);
+    for (const s of servers) assert.equal(s.resource['service.name'], 'next-app');
+  });

@@ -31,7 +31,10 @@ test('an OTLP endpoint alone means otlp, http/protobuf by default: every span ar
   assert.equal(receiver.requests.length > 0, true);
   for (const r of receiver.requests) assert.equal(r.contentType, 'application/x-protobuf');
   const spans = receiver.requests.flatMap((r) => decodeOtlpProtobuf(r.body));
-  assert.deepEqual(spans.map((s) => s.name).sort(), Array.from({ length: 5 }, (_, i) => `work-${i}`));
+  assert.deepEqual(
+    spans.map((s) => s.name).sort(),
+    Array.from({ length: 5 }, (_, i) => `work-${i}`),
+  );
 });
 
 /**
@@ -76,7 +79,12 @@ for (const protocol of ['http/protobuf', 'http/json']) {
     t.after(() => receiver.close());
     // The sender process must start within the bound: 400 ms is not enough on a loaded machine, and
     // the bound is not what this test is about.
-    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=t%201', TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '10000' };
+    const env = {
+      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=t%201',
+      TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '10000',
+    };
     const { code } = await start('exit-app.mjs', { args: ['exit', '25'], env }).done;
     assert.equal(code, 3);
     const spans = receiver.requests.flatMap((r) => decodeExportRequest(JSON.parse(r.body.toString())));
@@ -138,7 +146,10 @@ test('OTEL_EXPORTER_OTLP_COMPRESSION=gzip: the request body is gzip-encoded prot
   assert.ok(receiver.requests.length > 0);
   for (const r of receiver.requests) assert.equal(r.headers['content-encoding'], 'gzip');
   const spans = receiver.requests.flatMap((r) => decodeOtlpProtobuf(gunzipSync(r.body)));
-  assert.deepEqual(spans.map((s) => s.name).sort(), Array.from({ length: 5 }, (_, i) => `work-${i}`));
+  assert.deepEqual(
+    spans.map((s) => s.name).sort(),
+    Array.from({ length: 5 }, (_, i) => `work-${i}`),
+  );
 });
 
 test('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL wins over OTEL_EXPORTER_OTLP_PROTOCOL (http/json over grpc)', async (t) => {

@@ -51,12 +51,24 @@ test('npm pack builds a source copy; the installed tarball traces an app (SLOW: 
 
   const pack = await sh('npm', ['pack', '--pack-destination', dir], { cwd: source, timeout: 180_000 });
   assert.equal(pack.code, 0, pack.stderr);
-  const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz')));
-  const files = (await sh('tar', ['-tzf', tarball], { timeout: 30_000 })).stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  const tarball = join(
+    dir,
+    readdirSync(dir).find((f) => f.endsWith('.tgz')),
+  );
+  const files = (await sh('tar', ['-tzf', tarball], { timeout: 30_000 })).stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''));
   assert.ok(files.includes('dist/preload.bundle.js'), 'prepack built dist/');
   assert.ok(files.includes('dist/cli/main.js'));
-  assert.deepEqual(files.filter((f) => f.endsWith('.v8') || f.includes('compile-cache')), []);
-  assert.deepEqual(files.filter((f) => /^(test|src|scripts|bench|node_modules)\//.test(f)), []);
+  assert.deepEqual(
+    files.filter((f) => f.endsWith('.v8') || f.includes('compile-cache')),
+    [],
+  );
+  assert.deepEqual(
+    files.filter((f) => /^(test|src|scripts|bench|node_modules)\//.test(f)),
+    [],
+  );
 
   const app = join(dir, 'app');
   mkdirSync(app);
@@ -91,9 +103,13 @@ test('a copy without its build says so in one line; the app runs unharmed, untra
   for (const entry of UNBUILT) cpSync(join(ROOT, entry), join(pkg, entry), { recursive: true });
   writeFileSync(join(dir, 'app.mjs'), "console.log('app ran');\nprocess.exitCode = 3;\n");
   writeFileSync(join(dir, 'app.cjs'), "console.log('app ran');\nprocess.exitCode = 3;\n");
-  const line = /^\[tracehook\] preload: dist\/ is missing: this copy of @tracehook\/register was not built; run `npm run build` in .*register \(or install it from the npm registry\); the app runs untraced\n$/;
+  const line =
+    /^\[tracehook\] preload: dist\/ is missing: this copy of @tracehook\/register was not built; run `npm run build` in .*register \(or install it from the npm registry\); the app runs untraced\n$/;
 
-  for (const [flag, entry] of [['--import', 'app.mjs'], ['--require', 'app.cjs']]) {
+  for (const [flag, entry] of [
+    ['--import', 'app.mjs'],
+    ['--require', 'app.cjs'],
+  ]) {
     const result = await sh(process.execPath, [flag, '@tracehook/register', entry], { cwd: dir, timeout: 30_000 });
     assert.equal(result.code, 3, `${flag}: ${result.stderr}`);
     assert.equal(result.stdout, 'app ran\n');

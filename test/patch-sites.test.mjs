@@ -50,7 +50,11 @@ test('every documented patch site is marked in the main thread, a worker thread,
   const found = Object.fromEntries([...result.stdout.matchAll(/^sites ([\w-]+) (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2])]));
   for (const [where, ids] of Object.entries(EXPECTED)) {
     assert.ok(found[where], `no report from ${where}: ${result.stdout}`);
-    assert.deepEqual(ids.filter((id) => !found[where].includes(id)), [], `unmarked in ${where}`);
+    assert.deepEqual(
+      ids.filter((id) => !found[where].includes(id)),
+      [],
+      `unmarked in ${where}`,
+    );
   }
   assert.deepEqual(found['main-after-builtins'], [], 'the watchers are removed once node:worker_threads and node:child_process are loaded');
 });
@@ -59,7 +63,10 @@ test('every documented patch site is marked in the main thread, a worker thread,
 // "Patch inventory", `register.process.emitWarning`): once startup is over it must be Node.js's own again.
 test("register.process.emitWarning is undone: after startup with the ESM loader hook, process.emitWarning is Node.js's own", (t) => {
   const code = `const w = process.emitWarning; console.log(JSON.stringify([w.name, w.length, w.__wrapped === undefined, w[Symbol.for('tracehook.patched')] === undefined]))`;
-  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'register.mjs'), '-e', code], { encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), TRACEHOOK_ESM_LOADER: 'true' } });
+  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'register.mjs'), '-e', code], {
+    encoding: 'utf8',
+    env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t), TRACEHOOK_ESM_LOADER: 'true' },
+  });
   assert.equal(r.status, 0, r.stderr);
   const plain = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' });
   assert.equal(r.stdout, plain.stdout);

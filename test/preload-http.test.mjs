@@ -111,7 +111,7 @@ for (const http of ['fast', 'stock']) {
   });
 }
 
-test('fast HTTP server spans: x-request-id becomes tracehook.request.id on the request\'s spans; runtime context stamped', async (t) => {
+test("fast HTTP server spans: x-request-id becomes tracehook.request.id on the request's spans; runtime context stamped", async (t) => {
   const apps = await startBoth(t, ['--import', '@tracehook/register'], 'fast');
   assert.equal((await get(apps.esmPort, `/call?port=${apps.cjsPort}`, { 'x-request-id': 'req-42' })).body, 'ok');
   const spans = byService(await apps.stop(), 'esm-app');
@@ -137,7 +137,7 @@ for (const loader of ['auto', 'true']) {
   });
 }
 
-test('an ES module\'s named imports of node:http are instrumented', async (t) => {
+test("an ES module's named imports of node:http are instrumented", async (t) => {
   const dir = spansDir(t);
   const app = start('http-named-imports.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
   assert.equal((await app.done).code, 0, app.stderr);
@@ -153,7 +153,10 @@ function post(port, bytes, lateMs = 0) {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method: 'POST', headers: { 'content-length': bytes } }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve(body));
+      res
+        .setEncoding('utf8')
+        .on('data', (d) => (body += d))
+        .on('end', () => resolve(body));
     });
     req.on('error', reject);
     req.flushHeaders();

@@ -34,12 +34,16 @@ for (const [value, line] of [
     const { incoming, spans, stderr } = await callChain(t, { OTEL_PROPAGATORS: value });
     if (line) assert.match(stderr, line);
     else assert.equal(stderr, '');
-    assert.deepEqual(spans.filter((s) => s.traceId === incoming.traceId), [], 'the incoming trace is not continued');
+    assert.deepEqual(
+      spans.filter((s) => s.traceId === incoming.traceId),
+      [],
+      'the incoming trace is not continued',
+    );
     const servers = spans.filter((s) => s.kind === 'SERVER');
     const [client] = spans.filter((s) => s.kind === 'CLIENT');
     assert.equal(servers.length, 2);
     for (const server of servers) assert.equal(server.parentSpanId, undefined, `${server.attributes['url.path']}: a root span`);
-    assert.notEqual(servers[0].traceId, servers[1].traceId, 'the callee did not join the caller\'s trace');
+    assert.notEqual(servers[0].traceId, servers[1].traceId, "the callee did not join the caller's trace");
     const outer = servers.find((s) => s.attributes['url.path'] === '/call');
     assert.equal(client.parentSpanId, outer.spanId, 'in the process the context still flows: CLIENT under its SERVER span');
   });

@@ -18,10 +18,28 @@ const HTTP_RUNS = 250;
 const GRPC_RUNS = 120;
 const LIMIT = 2048;
 const MARK = 'zzsecret';
-const SENSITIVE = ['sig', 'Signature', 'AWSAccessKeyId', 'X-Goog-Signature', 'X-Amz-Signature', 'X-Amz-Credential', 'X-Amz-Security-Token', 'token', 'access_token', 'password', 'api_key', 'code', '%73ig', 'to%6Ben'];
+const SENSITIVE = [
+  'sig',
+  'Signature',
+  'AWSAccessKeyId',
+  'X-Goog-Signature',
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+  'token',
+  'access_token',
+  'password',
+  'api_key',
+  'code',
+  '%73ig',
+  'to%6Ben',
+];
 
 const chars = (min, max, exclude = '') =>
-  fc.integer({ min, max }).map((c) => String.fromCharCode(c)).filter((c) => c !== '\x7f' && !exclude.includes(c));
+  fc
+    .integer({ min, max })
+    .map((c) => String.fromCharCode(c))
+    .filter((c) => c !== '\x7f' && !exclude.includes(c));
 const latin1 = (maxLength, exclude) => fc.string({ unit: chars(0x20, 0xff, exclude), maxLength });
 // Node's parser refuses bytes above 0x7e in the request target: those requests never reach a span.
 const urlPart = (maxLength) => fc.string({ unit: chars(0x21, 0x7e, '&=#?'), maxLength });
@@ -53,8 +71,18 @@ const request = fc.record({
   userAgent: fc.option(fc.oneof(latin1(200), latin1(4000))),
   requestId: fc.option(fc.oneof(fc.uuid(), latin1(200), fc.constant('x'.repeat(15 * 1024)))),
   traceparent: fc.option(traceparent),
-  tracestate: fc.option(fc.oneof(latin1(600), fc.array(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9_*/-]{0,20}$/), latin1(30, ',=')), { maxLength: 40 }).map((e) => e.map(([k, v]) => `${k}=${v}`).join(',')))),
-  baggage: fc.option(fc.oneof(latin1(800), fc.array(fc.tuple(urlPart(15), urlPart(40)), { maxLength: 30 }).map((e) => e.map(([k, v]) => `${k}=${v}`).join(',')))),
+  tracestate: fc.option(
+    fc.oneof(
+      latin1(600),
+      fc.array(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9_*/-]{0,20}$/), latin1(30, ',=')), { maxLength: 40 }).map((e) => e.map(([k, v]) => `${k}=${v}`).join(',')),
+    ),
+  ),
+  baggage: fc.option(
+    fc.oneof(
+      latin1(800),
+      fc.array(fc.tuple(urlPart(15), urlPart(40)), { maxLength: 30 }).map((e) => e.map(([k, v]) => `${k}=${v}`).join(',')),
+    ),
+  ),
   extra: fc.array(header, { maxLength: 4 }),
 });
 
@@ -89,13 +117,16 @@ function checkLines(dir) {
   for (const file of readdirSync(dir)) {
     const content = readFileSync(join(dir, file), 'utf8');
     text += content;
-    content.split('\n').filter(Boolean).forEach((line, i) => {
-      try {
-        readStrictOtlpJsonLine(line);
-      } catch (err) {
-        assert.fail(`${file} line ${i + 1} is not strict OTLP/JSON (FUZZ_SEED=${SEED}): ${err.message}`);
-      }
-    });
+    content
+      .split('\n')
+      .filter(Boolean)
+      .forEach((line, i) => {
+        try {
+          readStrictOtlpJsonLine(line);
+        } catch (err) {
+          assert.fail(`${file} line ${i + 1} is not strict OTLP/JSON (FUZZ_SEED=${SEED}): ${err.message}`);
+        }
+      });
   }
   return text;
 }

@@ -30,10 +30,15 @@ async function load(port, { total, concurrency, path, headers }) {
 
 const heap = (port) =>
   new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/heap', agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve(JSON.parse(body)));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path: '/heap', agent: false }, (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (body += d))
+          .on('end', () => resolve(JSON.parse(body)));
+      })
+      .on('error', reject);
   });
 
 for (const mode of ['fast', 'stock']) {
@@ -62,7 +67,9 @@ for (const mode of ['fast', 'stock']) {
     const after = await heap(port);
     assert.ok(after.dropped > 0, `the queue filled: ${JSON.stringify(after)}`);
     const growth = after.heapUsed - before.heapUsed;
-    console.log(`# ${mode}: heap +${(growth / 1048576).toFixed(1)} MiB with ${(after.queuedBytes / 1048576).toFixed(1)} MiB queued (estimated) and ${after.exporting} spans in the unanswered export, bound ${BOUND / 1048576} MiB`);
+    console.log(
+      `# ${mode}: heap +${(growth / 1048576).toFixed(1)} MiB with ${(after.queuedBytes / 1048576).toFixed(1)} MiB queued (estimated) and ${after.exporting} spans in the unanswered export, bound ${BOUND / 1048576} MiB`,
+    );
     assert.ok(growth <= 2 * BOUND, `heap grew ${growth} bytes for a ${BOUND}-byte bound`);
   });
 }

@@ -12,7 +12,10 @@ function request(port, path, headers = {}) {
     http
       .get({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
         let body = '';
-        res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => resolve({ status: res.statusCode, body }));
+        res
+          .setEncoding('utf8')
+          .on('data', (d) => (body += d))
+          .on('end', () => resolve({ status: res.statusCode, body }));
       })
       .on('error', reject);
   });
@@ -84,7 +87,11 @@ for (const mode of ['fast', 'stock']) {
 
   test(`${mode}: request-derived values are bounded (2048 by default, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT and OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT honoured)`, async (t) => {
     const long = (c, n) => c.repeat(n);
-    for (const [env, limit] of [[{}, 2048], [{ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '100' }, 100], [{ OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '90' }, 90]]) {
+    for (const [env, limit] of [
+      [{}, 2048],
+      [{ OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '100' }, 100],
+      [{ OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '90' }, 90],
+    ]) {
       const spans = await run(t, mode, env, async (p) => {
         // 12 KB in all: Node's default header limit is 16 KiB.
         await request(p, `/${long('p', 3000)}?q=${long('v', 3000)}`, { 'user-agent': long('u', 3000), host: `${long('h', 3000)}:80` });

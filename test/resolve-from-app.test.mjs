@@ -19,8 +19,11 @@ function tempApp(t) {
   };
   pkg('@opentelemetry/instrumentation-fixture', 'instrumentation-fixture.cjs');
   pkg('hook-fixture', 'hook-fixture.cjs');
-  writeFileSync(join(dir, 'app.cjs'), "// Usage: node app.cjs (a no-op app)\n");
-  writeFileSync(join(dir, 'worker-app.cjs'), "// Usage: node worker-app.cjs (starts itself as a worker thread)\nconst wt = require('node:worker_threads');\nif (wt.isMainThread) new wt.Worker(__filename);\n");
+  writeFileSync(join(dir, 'app.cjs'), '// Usage: node app.cjs (a no-op app)\n');
+  writeFileSync(
+    join(dir, 'worker-app.cjs'),
+    "// Usage: node worker-app.cjs (starts itself as a worker thread)\nconst wt = require('node:worker_threads');\nif (wt.isMainThread) new wt.Worker(__filename);\n",
+  );
   return dir;
 }
 
@@ -68,10 +71,13 @@ function plantedDir(t, files) {
 }
 
 test('a worker thread finds the startup hook package its app installed, as its main thread does', async (t) => {
-  assert.deepEqual((await runHookFixture(t, 'worker-app.cjs')).filter((n) => n === 'hook-fixture ran'), ['hook-fixture ran', 'hook-fixture ran']);
+  assert.deepEqual(
+    (await runHookFixture(t, 'worker-app.cjs')).filter((n) => n === 'hook-fixture ran'),
+    ['hook-fixture ran', 'hook-fixture ran'],
+  );
 });
 
-test('an instrumentation planted in the working directory never runs: the app\'s pg loads ours', async (t) => {
+test("an instrumentation planted in the working directory never runs: the app's pg loads ours", async (t) => {
   const cwd = plantedDir(t, ['node_modules/@opentelemetry/instrumentation-pg/index.js', 'node_modules/@opentelemetry/instrumentation-fixture/index.js']);
   const env = { TRACEHOOK_SPANS_DIR: spansDir(t), OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,pg', TRACEHOOK_ESM_LOADER: 'false' };
   const { code, stderr } = await start(join(FIXTURES, 'app-installed', 'requires-pg.cjs'), { cwd, env, preload }).done;

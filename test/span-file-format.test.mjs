@@ -12,7 +12,7 @@ import { spansToOtlpJson } from '../dist/exporters/json-trace-serializer.js';
 import { readSpans, run, spansDir } from './helpers/fixture.mjs';
 import { readStrictOtlpJsonLine } from './helpers/otlp-json-strict.mjs';
 
-test('spansToOtlpJson gives exactly JsonTraceSerializer\'s request', () => {
+test("spansToOtlpJson gives exactly JsonTraceSerializer's request", () => {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer('format-test', '1.2.3');
@@ -32,7 +32,7 @@ test('spansToOtlpJson gives exactly JsonTraceSerializer\'s request', () => {
 
 // Issue 29 item 14c: one lone surrogate or 1e20 in an app's span made its whole line (up to 64 spans)
 // invalid for a strict OTLP/JSON reader.
-test('an app\'s lone surrogates and 1e20 leave every span-file line strict OTLP/JSON', async (t) => {
+test("an app's lone surrogates and 1e20 leave every span-file line strict OTLP/JSON", async (t) => {
   const dir = spansDir(t);
   const result = await run('odd-values-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
   assert.equal(result.code, 0, result.stderr);

@@ -77,26 +77,38 @@ const ATTACKS = {
 for (const [name, entry] of Object.entries(ATTACKS)) {
   const { attack, user = 'root' } = typeof entry === 'string' ? { attack: entry } : entry;
   const uid = user === 'root' ? 0 : NOBODY;
-  test(`default directory unusable (${name}): tracehook says so once and writes to the private /tmp/spans-${uid}`, { skip: !canUnshare && (isRoot ? 'unshare --mount is not permitted here' : NOT_ROOT) }, async (t) => {
-    const tmp = spansDir(t);
-    const { code, stderr, pid } = await runWithPrivateTmp(tmp, attack, user);
-    assert.equal(code, 0, stderr);
-    assert.equal(readFileSync(join(tmp, 'victim'), 'utf8'), '', 'nothing written through the symlink');
-    assert.equal(stderr.match(new RegExp(`; writing them to /tmp/spans-${uid} instead`, 'g'))?.length, 1, stderr);
-    const file = join(tmp, `spans-${uid}`, `${pid}.jsonl`);
-    assert.equal(mode(join(tmp, `spans-${uid}`)), '700');
-    assert.equal(mode(file), '600');
-    assert.equal(statSync(file).uid, uid);
-    assert.deepEqual(strictSpans(file).map((s) => s.name).sort(), ['work-0', 'work-1', 'work-2', 'work-3', 'work-4']);
-    assert.doesNotMatch(stderr, /losses:/);
-  });
+  test(
+    `default directory unusable (${name}): tracehook says so once and writes to the private /tmp/spans-${uid}`,
+    { skip: !canUnshare && (isRoot ? 'unshare --mount is not permitted here' : NOT_ROOT) },
+    async (t) => {
+      const tmp = spansDir(t);
+      const { code, stderr, pid } = await runWithPrivateTmp(tmp, attack, user);
+      assert.equal(code, 0, stderr);
+      assert.equal(readFileSync(join(tmp, 'victim'), 'utf8'), '', 'nothing written through the symlink');
+      assert.equal(stderr.match(new RegExp(`; writing them to /tmp/spans-${uid} instead`, 'g'))?.length, 1, stderr);
+      const file = join(tmp, `spans-${uid}`, `${pid}.jsonl`);
+      assert.equal(mode(join(tmp, `spans-${uid}`)), '700');
+      assert.equal(mode(file), '600');
+      assert.equal(statSync(file).uid, uid);
+      assert.deepEqual(
+        strictSpans(file)
+          .map((s) => s.name)
+          .sort(),
+        ['work-0', 'work-1', 'work-2', 'work-3', 'work-4'],
+      );
+      assert.doesNotMatch(stderr, /losses:/);
+    },
+  );
 }
 
 test('the span file renamed (rotated) and then deleted while the app runs: later spans land in a new file', async (t) => {
   const dir = spansDir(t);
   const app = start('burst-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_BSP_SCHEDULE_DELAY: '20' } });
   const [, port] = await app.ready();
-  const serverPaths = (file) => strictSpans(file).filter((s) => s.kind === 'SERVER').map((s) => s.attributes['url.path']);
+  const serverPaths = (file) =>
+    strictSpans(file)
+      .filter((s) => s.kind === 'SERVER')
+      .map((s) => s.attributes['url.path']);
   const phase = async (path) => {
     await burst(port, { total: 10, concurrency: 5, path });
     await waitForStats(port, (s) => s.queued === 0 && s.exporting === 0 && existsSync(file) && serverPaths(file).filter((p) => p === path).length === 10);
@@ -150,57 +162,64 @@ test('a span file at TRACEHOOK_SPANS_MAX_BYTES: no line past it, every refused s
   assert.equal(losses.exported + losses.lost, losses.ended);
   const boundLines = stderr.split('\n').filter((l) => l.includes('TRACEHOOK_SPANS_MAX_BYTES'));
   assert.ok(boundLines.length >= 1 && boundLines.length <= 4, stderr);
-  assert.match(boundLines[0], /^\[tracehook\] span-file: cannot write spans to .*\.jsonl: it reached its bound of 65536 bytes \(TRACEHOOK_SPANS_MAX_BYTES\); writing resumes once it is rotated or deleted; those spans are dropped and counted/);
+  assert.match(
+    boundLines[0],
+    /^\[tracehook\] span-file: cannot write spans to .*\.jsonl: it reached its bound of 65536 bytes \(TRACEHOOK_SPANS_MAX_BYTES\); writing resumes once it is rotated or deleted; those spans are dropped and counted/,
+  );
 });
 
-test('disk full, then space again: no cut line, every lost span counted, writing resumes', { skip: !canMount && (isRoot ? 'mount -t tmpfs is not permitted here' : 'needs root to mount a small tmpfs') }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'tracehook-full-'));
-  assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=512k,mode=0700', 'tmpfs', dir]).status, 0);
-  t.after(() => {
-    spawnSync('umount', ['-l', dir]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const app = start('burst-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_BSP_SCHEDULE_DELAY: '20' } });
-  const [, port] = await app.ready();
-  await burst(port, { total: 10, concurrency: 5, path: '/before' });
-  await waitForStats(port, (s) => s.exported >= 50 && s.queued === 0);
+test(
+  'disk full, then space again: no cut line, every lost span counted, writing resumes',
+  { skip: !canMount && (isRoot ? 'mount -t tmpfs is not permitted here' : 'needs root to mount a small tmpfs') },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tracehook-full-'));
+    assert.equal(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=512k,mode=0700', 'tmpfs', dir]).status, 0);
+    t.after(() => {
+      spawnSync('umount', ['-l', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const app = start('burst-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_BSP_SCHEDULE_DELAY: '20' } });
+    const [, port] = await app.ready();
+    await burst(port, { total: 10, concurrency: 5, path: '/before' });
+    await waitForStats(port, (s) => s.exported >= 50 && s.queued === 0);
 
-  // Fill the file system, then free 20 KB: less than one line of 64 spans, so a write is cut short.
-  const filler = join(dir, 'filler');
-  const fd = openSync(filler, 'w');
-  const chunk = Buffer.alloc(16 * 1024, 120);
-  for (;;) {
-    try {
-      if (writeSync(fd, chunk) < chunk.length) break;
-    } catch {
-      break;
+    // Fill the file system, then free 20 KB: less than one line of 64 spans, so a write is cut short.
+    const filler = join(dir, 'filler');
+    const fd = openSync(filler, 'w');
+    const chunk = Buffer.alloc(16 * 1024, 120);
+    for (;;) {
+      try {
+        if (writeSync(fd, chunk) < chunk.length) break;
+      } catch {
+        break;
+      }
     }
-  }
-  ftruncateSync(fd, Math.max(0, statSync(filler).size - 20 * 1024));
-  closeSync(fd);
-  await burst(port, { total: 200, concurrency: 20, path: '/full' });
-  const full = await waitForStats(port, (s) => s.queued === 0 && s.exporting === 0 && s.dropped.writeFailed > 0);
-  assert.ok(full.dropped.writeFailed >= 500, `only ${full.dropped.writeFailed} spans failed`);
+    ftruncateSync(fd, Math.max(0, statSync(filler).size - 20 * 1024));
+    closeSync(fd);
+    await burst(port, { total: 200, concurrency: 20, path: '/full' });
+    const full = await waitForStats(port, (s) => s.queued === 0 && s.exporting === 0 && s.dropped.writeFailed > 0);
+    assert.ok(full.dropped.writeFailed >= 500, `only ${full.dropped.writeFailed} spans failed`);
 
-  rmSync(filler);
-  await burst(port, { total: 20, concurrency: 5, path: '/after' });
-  await waitForStats(port, (s) => s.queued === 0 && s.exporting === 0 && s.exported > full.exported + 100);
-  await get(port, '/exit').catch(() => undefined);
-  const { code, stderr } = await app.done;
-  assert.equal(code, 0);
+    rmSync(filler);
+    await burst(port, { total: 20, concurrency: 5, path: '/after' });
+    await waitForStats(port, (s) => s.queued === 0 && s.exporting === 0 && s.exported > full.exported + 100);
+    await get(port, '/exit').catch(() => undefined);
+    const { code, stderr } = await app.done;
+    assert.equal(code, 0);
 
-  const [file] = spanFiles(dir);
-  const spans = strictSpans(file);
-  const paths = spans.filter((s) => s.kind === 'SERVER').map((s) => s.attributes['url.path']);
-  assert.equal(paths.filter((p) => p === '/before').length, 10);
-  assert.equal(paths.filter((p) => p === '/after').length, 20, 'writing resumed when space returned');
-  const losses = lossLine(stderr);
-  assert.ok(losses, stderr);
-  assert.equal(losses.exported, spans.length, 'exactly the spans counted as exported are in the file');
-  assert.equal(losses.writeFailed, losses.lost);
-  assert.equal(losses.exported + losses.lost, losses.ended);
-  // Distinct causes (a cut write, ENOSPC) each print a line at 1, 10, 100…: a handful, not one per line.
-  const writeLines = stderr.split('\n').filter((l) => l.includes('cannot write spans to'));
-  console.log(`# ${losses.exported} spans written, ${losses.writeFailed} lost to the full disk\n# ${writeLines.join('\n# ')}`);
-  assert.ok(writeLines.length >= 1 && writeLines.length <= 8, writeLines.join('\n'));
-});
+    const [file] = spanFiles(dir);
+    const spans = strictSpans(file);
+    const paths = spans.filter((s) => s.kind === 'SERVER').map((s) => s.attributes['url.path']);
+    assert.equal(paths.filter((p) => p === '/before').length, 10);
+    assert.equal(paths.filter((p) => p === '/after').length, 20, 'writing resumed when space returned');
+    const losses = lossLine(stderr);
+    assert.ok(losses, stderr);
+    assert.equal(losses.exported, spans.length, 'exactly the spans counted as exported are in the file');
+    assert.equal(losses.writeFailed, losses.lost);
+    assert.equal(losses.exported + losses.lost, losses.ended);
+    // Distinct causes (a cut write, ENOSPC) each print a line at 1, 10, 100…: a handful, not one per line.
+    const writeLines = stderr.split('\n').filter((l) => l.includes('cannot write spans to'));
+    console.log(`# ${losses.exported} spans written, ${losses.writeFailed} lost to the full disk\n# ${writeLines.join('\n# ')}`);
+    assert.ok(writeLines.length >= 1 && writeLines.length <= 8, writeLines.join('\n'));
+  },
+);

@@ -28,7 +28,10 @@ function tagsOf(file) {
   const data = readFileSync(file);
   assert.equal(data.at(-1), 0xc2, `${file}: a cache file's format byte`);
   const length = data.readUInt16LE(data.length - 3);
-  return data.toString('latin1', data.length - 3 - length, data.length - 3).split(',').filter(Boolean);
+  return data
+    .toString('latin1', data.length - 3 - length, data.length - 3)
+    .split(',')
+    .filter(Boolean);
 }
 
 const caches = (pkg) => readdirSync(join(pkg, 'dist', 'compile-cache')).filter((f) => f.endsWith('.v8'));
@@ -120,7 +123,7 @@ test('an app that loads packages the cache does not cover writes it again, cover
   assert.deepEqual(runScript(t, pkg, END_SPAN), both, 'the first app is covered too');
 });
 
-test("writing a cache deletes the temporary files of writers killed before renaming theirs, once stale, and only those", (t) => {
+test('writing a cache deletes the temporary files of writers killed before renaming theirs, once stale, and only those', (t) => {
   const pkg = packageCopy(t);
   const folder = join(pkg, 'dist', 'compile-cache');
   mkdirSync(folder);
@@ -168,7 +171,11 @@ test('a cache folder that cannot be made (a file in its place): traced, nothing 
 
 test('scripts given with -e and -p share one cache: their code is not one of the flags that name it', (t) => {
   const pkg = packageCopy(t);
-  for (const args of [['-e', 'setTimeout(() => {}, 1)'], ['-e', 'setTimeout(() => {}, 2)'], ['-p', '1 + 1']]) {
+  for (const args of [
+    ['-e', 'setTimeout(() => {}, 1)'],
+    ['-e', 'setTimeout(() => {}, 2)'],
+    ['-p', '1 + 1'],
+  ]) {
     const r = spawnSync(process.execPath, ['--import', join(pkg, 'register.mjs'), ...args], { encoding: 'utf8', env: { ...process.env, TRACEHOOK_SPANS_DIR: spansDir(t) } });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '');
@@ -186,7 +193,11 @@ test("a lazily loaded instrumentation's bundle has a cache of its own: written o
     assert.equal(r.stderr, '');
     assert.equal(r.stdout, 'true', 'instrumentation-pg applied');
     const files = readdirSync(folder);
-    assert.deepEqual(files.map((f) => f.split('-')[0]), ['pg'], files.join(', '));
+    assert.deepEqual(
+      files.map((f) => f.split('-')[0]),
+      ['pg'],
+      files.join(', '),
+    );
     return { file: join(folder, files[0]), mtime: statSync(join(folder, files[0])).mtimeMs };
   };
   const first = loadPg();

@@ -8,7 +8,8 @@ import { readSpans, run, spansDir } from './helpers/fixture.mjs';
 
 const HOOKS = './test/fixtures/hooks/startup-hooks.mjs';
 const PRELOADS = { import: ['--import', '@tracehook/register'], require: ['--require', '@tracehook/register'] };
-const LINE = /^\[tracehook\] config: (TRACEHOOK_STARTUP_HOOK|TRACEHOOK_EXPORTER_IMPORT_PATH)="[^"]+" is not valid: expected a hook that settles in time \(it did not settle within 200 ms, TRACEHOOK_STARTUP_HOOK_TIMEOUT_MS\); (the app runs untraced|TRACEHOOK_STRICT is set: exiting with status 1)\n$/;
+const LINE =
+  /^\[tracehook\] config: (TRACEHOOK_STARTUP_HOOK|TRACEHOOK_EXPORTER_IMPORT_PATH)="[^"]+" is not valid: expected a hook that settles in time \(it did not settle within 200 ms, TRACEHOOK_STARTUP_HOOK_TIMEOUT_MS\); (the app runs untraced|TRACEHOOK_STRICT is set: exiting with status 1)\n$/;
 
 for (const [variable, value] of [
   ['TRACEHOOK_STARTUP_HOOK', `${HOOKS}:never`],

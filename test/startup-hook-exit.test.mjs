@@ -32,7 +32,10 @@ test("the README's tracing.mjs hook example delivers a span ended right before p
   const { code, stderr, spans } = await oneSpanThenExit(t, `${file}:setupTracing`);
   assert.equal(code, 3);
   assert.equal(stderr, '');
-  assert.deepEqual(spans.map((s) => s.name), ['work-0']);
+  assert.deepEqual(
+    spans.map((s) => s.name),
+    ['work-0'],
+  );
 });
 
 const LOSSES = [

@@ -20,17 +20,28 @@ const NOT_LOADED = ['NativeModule worker_threads', 'NativeModule internal/perf/p
 const CASES = [
   // listen() itself loads node:cluster, which loads node:child_process.
   { what: 'a traced http server serving a request loads no worker_threads, perf_hooks, https or crypto', code: SERVE_ONE_REQUEST, kind: 'SERVER', notLoaded: NOT_LOADED },
-  { what: 'a script ending a span loads no child_process, worker_threads, perf_hooks, https or crypto', code: END_ONE_SPAN, kind: 'INTERNAL', notLoaded: ['NativeModule child_process', ...NOT_LOADED] },
+  {
+    what: 'a script ending a span loads no child_process, worker_threads, perf_hooks, https or crypto',
+    code: END_ONE_SPAN,
+    kind: 'INTERNAL',
+    notLoaded: ['NativeModule child_process', ...NOT_LOADED],
+  },
 ];
 
-for (const preload of [['--import', '@tracehook/register'], ['--require', '@tracehook/register']]) {
+for (const preload of [
+  ['--import', '@tracehook/register'],
+  ['--require', '@tracehook/register'],
+]) {
   for (const { what, code, kind, notLoaded } of CASES) {
     test(`${preload[0]}: ${what}`, async (t) => {
       const dir = spansDir(t);
       const r = await run(null, { command: [...preload, '-e', code], env: { TRACEHOOK_SPANS_DIR: dir } });
       assert.equal(r.code, 0, r.stderr);
       const loaded = JSON.parse(r.stdout);
-      assert.deepEqual(notLoaded.filter((m) => loaded.includes(m)), []);
+      assert.deepEqual(
+        notLoaded.filter((m) => loaded.includes(m)),
+        [],
+      );
       assert.equal((await readSpans(dir)).filter((s) => s.kind === kind).length, 1, 'the span was written');
     });
   }
@@ -40,7 +51,10 @@ for (const fixture of ['workers/lazy-builtins.mjs', 'workers/lazy-builtins.cjs']
   test(`${fixture}: loaded in the same turn as their first use, child processes and worker threads continue the trace`, async (t) => {
     const r = await run(fixture, { env: { TRACEHOOK_SPANS_DIR: spansDir(t) } });
     assert.equal(r.code, 0, r.stderr);
-    const lines = r.stdout.trim().split('\n').map((l) => l.split(' '));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
     assert.equal(lines.length, 2, r.stdout);
     for (const [name, traceId, seen] of lines) assert.equal(seen, traceId, `${name}: the child or worker saw ${seen}, not the trace ${traceId}`);
   });

@@ -24,7 +24,7 @@ const C1_CSI = '\u009b31m';
 function cli(args, env = {}) {
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/tracehook.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? err.code ?? err.signal : 0, stdout, stderr });
+      resolve({ code: err ? (err.code ?? err.signal) : 0, stdout, stderr });
     });
   });
 }
@@ -58,7 +58,19 @@ function hostileSpanFile(t) {
     links: [{ traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), attributes: [{ key: 'why', value: str(C1_CSI) }] }],
     status: { code: 2, message: `failed${C1_CSI}${OSC_TITLE}` },
   };
-  const request = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: str(`shop${CSI_CLEAR}`) }, { key: 'process.pid', value: { intValue: 7 } }] }, scopeSpans: [{ scope: { name: 'http' }, spans: [span] }] }] };
+  const request = {
+    resourceSpans: [
+      {
+        resource: {
+          attributes: [
+            { key: 'service.name', value: str(`shop${CSI_CLEAR}`) },
+            { key: 'process.pid', value: { intValue: 7 } },
+          ],
+        },
+        scopeSpans: [{ scope: { name: 'http' }, spans: [span] }],
+      },
+    ],
+  };
   writeFileSync(join(dir, '7.jsonl'), `${JSON.stringify(request)}\nnot json ${OSC_TITLE}${C1_CSI}\r\n`);
   return dir;
 }
@@ -145,7 +157,10 @@ test('file names of a span directory (whoever wrote it) reach view, export and u
   const dir = tempDir(t);
   // A FIFO is skipped by name, and the name is the directory writer's choice.
   execFileSync('mkfifo', [join(dir, `x${OSC_TITLE}${C1_CSI}.jsonl`)]);
-  for (const args of [['view', dir], ['export', dir, '--endpoint', 'http://127.0.0.1:9/']]) {
+  for (const args of [
+    ['view', dir],
+    ['export', dir, '--endpoint', 'http://127.0.0.1:9/'],
+  ]) {
     const out = await cli(args);
     assert.match(out.stderr, /skipped 1 file/, `${args[0]}: ${out.stderr}`);
     assert.match(out.stderr, /x\\x1b\]0;owned\\x07\\x9b31m\.jsonl/, args[0]);

@@ -12,8 +12,12 @@ import { FIXTURES, ROOT } from './helpers/fixture.mjs';
 function transparency(args, env = {}) {
   const projects = `${FIXTURES}/transparency/projects.mjs`;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['scripts/transparency.mjs', '--projects', projects, '--ext', `${FIXTURES}/transparency`, ...args],
-      { cwd: ROOT, timeout: 110_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => resolve({ code: err ? (err.code ?? err.signal) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      ['scripts/transparency.mjs', '--projects', projects, '--ext', `${FIXTURES}/transparency`, ...args],
+      { cwd: ROOT, timeout: 110_000, env: { ...process.env, ...env } },
+      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? err.signal) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -40,8 +44,7 @@ test('transparency: a suite that passes with the preload silently disabled is no
 test('transparency: a test that fails in one run only is rerun and listed as flaky, not differing', { timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'transparency-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { code, stdout } = await transparency(['--only', 'sample-flaky', '--forms', 'import', '--recheck', '1'],
-    { SAMPLE_FLAKY_MARK: join(dir, 'ran') });
+  const { code, stdout } = await transparency(['--only', 'sample-flaky', '--forms', 'import', '--recheck', '1'], { SAMPLE_FLAKY_MARK: join(dir, 'ran') });
   assert.equal(code, 0, stdout);
   assert.match(stdout, /^sample-flaky .*\s0 \(\+1 flaky\)\s/m, stdout);
   assert.match(stdout, /sample-flaky --import: flaky, not counted: flaky.test.mjs :: fails only the first time: untraced failed, passed; traced passed, passed/);

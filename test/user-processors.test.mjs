@@ -29,7 +29,10 @@ async function runApp(t, tracer, env = {}) {
 }
 
 function readLines(path) {
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 /** Names every id of a run by the span it belongs to: `<thread>:<name>#<n>`, the n-th span of that name started in that thread. */
@@ -52,7 +55,10 @@ function normalize(value, run, labels, key = '') {
     if (labels.has(value)) return labels.get(value);
     if (key === 'exception.stacktrace') return value.split('\n')[0];
     if (key.endsWith('UnixNano')) return /^\d+$/.test(value) ? 'time' : `bad time ${value}`;
-    return value.replace(/\b[0-9a-f]{32}\b|\b[0-9a-f]{16}\b/g, (id) => labels.get(id) ?? id).replaceAll(String(run.port), 'PORT').replace(new RegExp(`\\b${run.pid}\\b`, 'g'), 'PID');
+    return value
+      .replace(/\b[0-9a-f]{32}\b|\b[0-9a-f]{16}\b/g, (id) => labels.get(id) ?? id)
+      .replaceAll(String(run.port), 'PORT')
+      .replace(new RegExp(`\\b${run.pid}\\b`, 'g'), 'PID');
   }
   if (typeof value === 'number') {
     if (VARYING.has(key)) return 'number';
@@ -138,11 +144,20 @@ test("a user's SpanProcessor and SpanExporter receive the same spans from the le
   assert.deepEqual([...kinds].sort(), [0, 1, 2, 3, 4]);
   assert.ok(ended.some((r) => r.name === 'batch batch' && r.links.length === 3 && r.links.every((l) => l.attributes?.['tracehook.batch.index'] !== undefined)));
   assert.ok(ended.some((r) => r.events.some((e) => e.name === 'exception' && e.attributes['exception.type'] === 'TypeError')));
-  assert.ok(ended.some((r) => r.thread === '1' && r.kind === 4 && r.parentSpanContext?.isRemote === true), 'a CONSUMER span in the worker');
-  assert.ok(ended.some((r) => r.kind === 1 && r.parentSpanContext?.isRemote && r.spanContext.traceState === 'vendor=x'), 'an HTTP SERVER span continuing an incoming trace, trace state kept');
+  assert.ok(
+    ended.some((r) => r.thread === '1' && r.kind === 4 && r.parentSpanContext?.isRemote === true),
+    'a CONSUMER span in the worker',
+  );
+  assert.ok(
+    ended.some((r) => r.kind === 1 && r.parentSpanContext?.isRemote && r.spanContext.traceState === 'vendor=x'),
+    'an HTTP SERVER span continuing an incoming trace, trace state kept',
+  );
   const manual = ended.find((r) => r.name === 'manual renamed');
   assert.deepEqual(Object.keys(manual.attributes), ['app.ok', 'app.num', 'app.bool', 'process.pid', 'thread.id'], 'invalid, null and undefined values dropped');
-  assert.deepEqual(manual.links.map((l) => l.attributes), [{ 'link.n': 1 }, undefined, { 'link.late': true }]);
+  assert.deepEqual(
+    manual.links.map((l) => l.attributes),
+    [{ 'link.n': 1 }, undefined, { 'link.late': true }],
+  );
 });
 
 test('span limits (OTEL_SPAN_*_COUNT_LIMIT, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT) cut and count the same under lean and stock', async (t) => {

@@ -48,7 +48,10 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
 
   // One row per span, parent-first, with the tree's depth and each span's service.
   const rows = await page.$$eval('.span-row', (els) => els.map((r) => [r.querySelector('.label').textContent, Number(r.dataset.depth), r.dataset.service]));
-  assert.deepEqual(rows, caller.spans.map((n) => [n.span.name, n.depth, n.span.resource['service.name']]));
+  assert.deepEqual(
+    rows,
+    caller.spans.map((n) => [n.span.name, n.depth, n.span.resource['service.name']]),
+  );
   assert.ok(rows.length >= 13, `${rows.length} rows`);
   assert.deepEqual([...new Set(rows.map((r) => r[2]))].sort(), ['shop', 'stock']);
   assert.ok(Math.max(...rows.map((r) => r[1])) >= 5, 'client → server → send → worker → send → child nesting');
@@ -57,13 +60,18 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
   assert.equal(new Set(colours).size, 2);
 
   // Hand-offs: each CONSUMER span that runs in another thread or process is marked as a crossing.
-  const handoffs = await page.$$eval('.span-row.handoff-in', (els) => els.map((r) => [r.querySelector('.label').textContent, r.querySelector('.badge.handoff').textContent.trim(), r.querySelector('.proc').textContent]));
-  assert.deepEqual(handoffs.map((h) => h.slice(0, 2)), [
-    ['worker process', '⇢ worker_threads'],
-    ['child_process process', '⇢ child_process'],
-    ['child_process process', '⇢ child_process'],
-    ['worker process', '⇢ worker_threads'],
-  ]);
+  const handoffs = await page.$$eval('.span-row.handoff-in', (els) =>
+    els.map((r) => [r.querySelector('.label').textContent, r.querySelector('.badge.handoff').textContent.trim(), r.querySelector('.proc').textContent]),
+  );
+  assert.deepEqual(
+    handoffs.map((h) => h.slice(0, 2)),
+    [
+      ['worker process', '⇢ worker_threads'],
+      ['child_process process', '⇢ child_process'],
+      ['child_process process', '⇢ child_process'],
+      ['worker process', '⇢ worker_threads'],
+    ],
+  );
   assert.match(handoffs[0][2], /^shop\[\d+:t1\]$/);
   assert.match(handoffs[1][2], /^stock\[\d+\]$/);
 
@@ -85,7 +93,10 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
   assert.match(details, /service\.name\s*shop/);
 
   // The caller span links to the batch span of another trace: follow it, then come back.
-  await page.locator('.span-row').filter({ has: page.locator('.label', { hasText: /^price$/ }) }).click();
+  await page
+    .locator('.span-row')
+    .filter({ has: page.locator('.label', { hasText: /^price$/ }) })
+    .click();
   assert.match(await page.textContent('#details'), /tracehook\.batch\.wait_ms/);
   await page.click('#details .link-out a');
   await page.waitForFunction((id) => document.querySelector('#trace-header').textContent.includes(id), batchTrace.traceId);
@@ -130,10 +141,17 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
 /** One span file line (OTLP/JSON) with `spans` in one resource. */
 function line(service, spans) {
   return JSON.stringify({
-    resourceSpans: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }, { key: 'process.pid', value: { intValue: 7 } }] },
-      scopeSpans: [{ scope: { name: 'synthetic' }, spans }],
-    }],
+    resourceSpans: [
+      {
+        resource: {
+          attributes: [
+            { key: 'service.name', value: { stringValue: service } },
+            { key: 'process.pid', value: { intValue: 7 } },
+          ],
+        },
+        scopeSpans: [{ scope: { name: 'synthetic' }, spans }],
+      },
+    ],
   });
 }
 
@@ -173,11 +191,15 @@ test('the page stays usable on a 10,000-span trace: only the rows in view are in
   assert.match(await page.textContent('#trace-header'), /10000 spans/);
   const inDom = await page.locator('.span-row').count();
   assert.ok(inDom < 120, `${inDom} rows in the DOM for 10,000 spans`);
-  await page.$eval('#waterfall', (el) => { el.scrollTop = el.scrollHeight; });
+  await page.$eval('#waterfall', (el) => {
+    el.scrollTop = el.scrollHeight;
+  });
   await page.waitForFunction(() => [...document.querySelectorAll('.span-row .label')].some((l) => l.textContent === 'step 9999'));
   assert.ok((await page.locator('.span-row').count()) < 120);
   // Collapsing the root leaves one row.
-  await page.$eval('#waterfall', (el) => { el.scrollTop = 0; });
+  await page.$eval('#waterfall', (el) => {
+    el.scrollTop = 0;
+  });
   await page.locator('.span-row', { hasText: 'step 0' }).first().locator('.toggle').click();
   assert.equal(await page.locator('.span-row').count(), 1);
 });
@@ -199,7 +221,9 @@ test('the page draws a parent chain 20,000 deep and a parent cycle (corrupt file
   await page.goto(`${pathToFileURL(html).href}#trace=${chainId}`);
   await page.waitForSelector('.span-row');
   assert.match(await page.textContent('#trace-header'), /20000 spans/);
-  await page.$eval('#waterfall', (el) => { el.scrollTop = el.scrollHeight; });
+  await page.$eval('#waterfall', (el) => {
+    el.scrollTop = el.scrollHeight;
+  });
   await page.waitForFunction(() => [...document.querySelectorAll('.span-row .label')].some((l) => l.textContent === 'step 19999'));
   const last = page.locator('.span-row', { hasText: 'step 19999' });
   assert.equal(await last.getAttribute('data-depth'), '19999');
@@ -209,7 +233,10 @@ test('the page draws a parent chain 20,000 deep and a parent cycle (corrupt file
   await page.click(`.trace-row[data-trace="${cycleId}"]`);
   await page.waitForFunction((id) => document.querySelector('#trace-header').textContent.includes(id), cycleId);
   const rows = await page.$$eval('.span-row', (els) => els.map((r) => [r.querySelector('.label').textContent, r.dataset.depth]));
-  assert.deepEqual(rows, [['step 0', '0'], ['step 1', '1']]);
+  assert.deepEqual(rows, [
+    ['step 0', '0'],
+    ['step 1', '1'],
+  ]);
 });
 
 test('tracehook ui serves the page on 127.0.0.1 only, loads spans on demand, and picks up traces written later', { skip: noBrowser }, async (t) => {
@@ -300,11 +327,13 @@ test('tracehook ui: loopback only, and one clear line for a bad port, a port in 
   const server = spawn(process.execPath, ['bin/tracehook.mjs', 'ui', dir, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => server.kill('SIGKILL'));
   let out = '';
-  const url = await new Promise((resolve) => server.stdout.setEncoding('utf8').on('data', (d) => {
-    out += d;
-    const m = /(http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/) /.exec(out);
-    if (m) resolve(new URL(m[1]));
-  }));
+  const url = await new Promise((resolve) =>
+    server.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/[\w-]+\/) /.exec(out);
+      if (m) resolve(new URL(m[1]));
+    }),
+  );
   assert.equal((await fetch(`${url}api/traces`)).status, 200);
   // Not on the IPv6 loopback either: only 127.0.0.1 is bound.
   await assert.rejects(fetch(`http://[::1]:${url.port}${url.pathname}api/traces`));

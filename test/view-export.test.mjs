@@ -15,9 +15,7 @@ import { runViewFixture } from './helpers/view-fixture.mjs';
 
 const require = createRequire(import.meta.url);
 const PROTO_DIR = join(dirname(require.resolve('dd-trace/package.json')), 'packages/dd-trace/src/opentelemetry/otlp');
-const ExportTraceServiceRequest = protobuf
-  .loadSync(join(PROTO_DIR, 'trace_service.proto'))
-  .lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+const ExportTraceServiceRequest = protobuf.loadSync(join(PROTO_DIR, 'trace_service.proto')).lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
 
 function exportCli(args) {
   return new Promise((resolve) => {
@@ -82,7 +80,10 @@ test('tracehook export sends span files as http/json and http/protobuf that deco
   const dir = await runViewFixture(t);
   const want = await expected(dir);
   assert.ok(want.length >= 40, `fixture wrote ${want.length} spans`);
-  assert.ok(want.some((s) => s.kind === 5 && s.service === 'stock'), 'a CONSUMER span in the child process');
+  assert.ok(
+    want.some((s) => s.kind === 5 && s.service === 'stock'),
+    'a CONSUMER span in the child process',
+  );
 
   const receiver = await startReceiver('accept');
   t.after(() => receiver.close());
@@ -91,10 +92,15 @@ test('tracehook export sends span files as http/json and http/protobuf that deco
   const json = await exportCli([dir, '--endpoint', base]);
   assert.equal(json.code, 0, json.stderr);
   assert.match(json.stdout, new RegExp(`^tracehook export: sent ${want.length} spans from 4 span files in 1 request to ${base}/v1/traces \\(http/json\\)\\n$`));
-  assert.deepEqual(receiver.requests.map((r) => [r.url, r.contentType]), [['/v1/traces', 'application/json']]);
+  assert.deepEqual(
+    receiver.requests.map((r) => [r.url, r.contentType]),
+    [['/v1/traces', 'application/json']],
+  );
   const jsonSpans = flatten(receiver.requests.map((r) => JSON.parse(r.body.toString('utf8'))));
   // OTLP/JSON carries int64 as a number or a string; compare values as the files hold them.
-  for (const s of jsonSpans) for (const k of Object.keys(s.attributes)) if (typeof s.attributes[k] === 'string' && /^\d+$/.test(s.attributes[k]) && typeof want.find((w) => w.spanId === s.spanId).attributes[k] === 'number') s.attributes[k] = Number(s.attributes[k]);
+  for (const s of jsonSpans)
+    for (const k of Object.keys(s.attributes))
+      if (typeof s.attributes[k] === 'string' && /^\d+$/.test(s.attributes[k]) && typeof want.find((w) => w.spanId === s.spanId).attributes[k] === 'number') s.attributes[k] = Number(s.attributes[k]);
   assert.deepEqual(jsonSpans, want);
 
   receiver.requests.length = 0;
@@ -112,14 +118,30 @@ test('tracehook export sends span files as http/json and http/protobuf that deco
     assert.ok(flatten([obj]).length <= 10, 'batch bounded by --batch-spans');
     return obj;
   });
-  const protoSpans = flatten(decoded).map((s) => ({ ...s, traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: s.parentSpanId && hex(s.parentSpanId), links: s.links.map((l) => l.map(hex)) }));
+  const protoSpans = flatten(decoded).map((s) => ({
+    ...s,
+    traceId: hex(s.traceId),
+    spanId: hex(s.spanId),
+    parentSpanId: s.parentSpanId && hex(s.parentSpanId),
+    links: s.links.map((l) => l.map(hex)),
+  }));
   for (const s of protoSpans) for (const k of Object.keys(s.attributes)) if (typeof s.attributes[k] === 'string' && /^\d+$/.test(s.attributes[k])) s.attributes[k] = Number(s.attributes[k]);
-  assert.deepEqual(protoSpans.sort((a, b) => (a.spanId < b.spanId ? -1 : 1)), want);
+  assert.deepEqual(
+    protoSpans.sort((a, b) => (a.spanId < b.spanId ? -1 : 1)),
+    want,
+  );
 });
 
 test('tracehook export fails with exit code 1 and a clear message when the endpoint refuses or rejects', async (t) => {
   const dir = spansDir(t);
-  const line = JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: [{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), name: 'n', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }] }] });
+  const line = JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [] },
+        scopeSpans: [{ scope: { name: 's' }, spans: [{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), name: 'n', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }],
+      },
+    ],
+  });
   writeFileSync(join(dir, '1.jsonl'), `${line}\n`);
 
   const refused = await exportCli([dir, '--endpoint', `http://127.0.0.1:${await refusedPort()}`]);
@@ -150,7 +172,14 @@ test('tracehook export fails with exit code 1 and a clear message when the endpo
 // Issue 29 item 5: the endpoint was printed as given, password and `?api_key=` value included.
 test('tracehook export names the endpoint without its user, password or query values, and sends user:password@ as Basic authorization', async (t) => {
   const dir = spansDir(t);
-  const line = JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: [{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), name: 'n', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }] }] });
+  const line = JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [] },
+        scopeSpans: [{ scope: { name: 's' }, spans: [{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), name: 'n', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }],
+      },
+    ],
+  });
   writeFileSync(join(dir, '1.jsonl'), `${line}\n`);
   const receiver = await startReceiver();
   t.after(() => receiver.close());

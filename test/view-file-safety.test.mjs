@@ -171,40 +171,48 @@ test('view: a last line of 65 MiB without a newline is skipped and counted, not 
   assert.match(r.stderr, /skipped 1 line that is not valid OTLP\/JSON:\n {2}\S*big\.jsonl:2 \(truncated last line\): line of 68157440 bytes, longer than the 64 MiB bound: skipped\n/);
 });
 
-test("default directory: /tmp/spans is another user's, 0777, with a forged trace: view reads the preload's fallback /tmp/spans-0 instead, saying so once", { skip: !canUnshare && (isRoot ? 'unshare --mount is not permitted here' : NOT_ROOT) }, async (t) => {
-  const tmp = spansDir(t);
-  // What /tmp will hold: another user's /tmp/spans with a forged trace, and ours, the fallback.
-  mkdirSync(join(tmp, 'spans'));
-  writeFileSync(join(tmp, 'spans', '1.jsonl'), spanLine(FORGED, 'forged'));
-  chownSync(join(tmp, 'spans', '1.jsonl'), NOBODY, NOBODY);
-  chownSync(join(tmp, 'spans'), NOBODY, NOBODY);
-  chmodSync(join(tmp, 'spans'), 0o777);
-  mkdirSync(join(tmp, 'spans-0'), { mode: 0o700 });
-  writeFileSync(join(tmp, 'spans-0', '2.jsonl'), spanLine(MINE, 'mine'));
-  const setup = '';
-  const r = await runInPrivateTmp(tmp, setup, [process.execPath, join(ROOT, 'bin/tracehook.mjs'), 'view', '--list']);
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, new RegExp(MINE));
-  assert.doesNotMatch(r.stdout, new RegExp(FORGED));
-  assert.equal(r.stderr, 'tracehook view: /tmp/spans is owned by uid 65534, another user: not safe for span files; reading /tmp/spans-0 instead, where the preload writes in that case\n');
-});
+test(
+  "default directory: /tmp/spans is another user's, 0777, with a forged trace: view reads the preload's fallback /tmp/spans-0 instead, saying so once",
+  { skip: !canUnshare && (isRoot ? 'unshare --mount is not permitted here' : NOT_ROOT) },
+  async (t) => {
+    const tmp = spansDir(t);
+    // What /tmp will hold: another user's /tmp/spans with a forged trace, and ours, the fallback.
+    mkdirSync(join(tmp, 'spans'));
+    writeFileSync(join(tmp, 'spans', '1.jsonl'), spanLine(FORGED, 'forged'));
+    chownSync(join(tmp, 'spans', '1.jsonl'), NOBODY, NOBODY);
+    chownSync(join(tmp, 'spans'), NOBODY, NOBODY);
+    chmodSync(join(tmp, 'spans'), 0o777);
+    mkdirSync(join(tmp, 'spans-0'), { mode: 0o700 });
+    writeFileSync(join(tmp, 'spans-0', '2.jsonl'), spanLine(MINE, 'mine'));
+    const setup = '';
+    const r = await runInPrivateTmp(tmp, setup, [process.execPath, join(ROOT, 'bin/tracehook.mjs'), 'view', '--list']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(MINE));
+    assert.doesNotMatch(r.stdout, new RegExp(FORGED));
+    assert.equal(r.stderr, 'tracehook view: /tmp/spans is owned by uid 65534, another user: not safe for span files; reading /tmp/spans-0 instead, where the preload writes in that case\n');
+  },
+);
 
-test("default directory: /tmp/spans is root's and sticky, and the fallback /tmp/spans-0 exists too: view reads both, another user's file in /tmp/spans skipped", { skip: !canUnshare && (isRoot ? 'unshare --mount is not permitted here' : NOT_ROOT) }, async (t) => {
-  const tmp = spansDir(t);
-  mkdirSync(join(tmp, 'spans'));
-  chmodSync(join(tmp, 'spans'), 0o1777);
-  writeFileSync(join(tmp, 'spans', '1.jsonl'), spanLine(MINE, 'mine'));
-  writeFileSync(join(tmp, 'spans', '3.jsonl'), spanLine(FORGED, 'forged'));
-  chownSync(join(tmp, 'spans', '3.jsonl'), NOBODY, NOBODY);
-  mkdirSync(join(tmp, 'spans-0'), { mode: 0o700 });
-  writeFileSync(join(tmp, 'spans-0', '2.jsonl'), spanLine('c'.repeat(32), 'earlier'));
-  const r = await runInPrivateTmp(tmp, '', [process.execPath, join(ROOT, 'bin/tracehook.mjs'), 'view', '--list']);
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, new RegExp(MINE));
-  assert.match(r.stdout, /c{32}/);
-  assert.doesNotMatch(r.stdout, new RegExp(FORGED));
-  assert.equal(r.stderr, 'tracehook view: skipped 1 file:\n  /tmp/spans/3.jsonl is owned by uid 65534, another user (--any-owner reads it)\n');
-});
+test(
+  "default directory: /tmp/spans is root's and sticky, and the fallback /tmp/spans-0 exists too: view reads both, another user's file in /tmp/spans skipped",
+  { skip: !canUnshare && (isRoot ? 'unshare --mount is not permitted here' : NOT_ROOT) },
+  async (t) => {
+    const tmp = spansDir(t);
+    mkdirSync(join(tmp, 'spans'));
+    chmodSync(join(tmp, 'spans'), 0o1777);
+    writeFileSync(join(tmp, 'spans', '1.jsonl'), spanLine(MINE, 'mine'));
+    writeFileSync(join(tmp, 'spans', '3.jsonl'), spanLine(FORGED, 'forged'));
+    chownSync(join(tmp, 'spans', '3.jsonl'), NOBODY, NOBODY);
+    mkdirSync(join(tmp, 'spans-0'), { mode: 0o700 });
+    writeFileSync(join(tmp, 'spans-0', '2.jsonl'), spanLine('c'.repeat(32), 'earlier'));
+    const r = await runInPrivateTmp(tmp, '', [process.execPath, join(ROOT, 'bin/tracehook.mjs'), 'view', '--list']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(MINE));
+    assert.match(r.stdout, /c{32}/);
+    assert.doesNotMatch(r.stdout, new RegExp(FORGED));
+    assert.equal(r.stderr, 'tracehook view: skipped 1 file:\n  /tmp/spans/3.jsonl is owned by uid 65534, another user (--any-owner reads it)\n');
+  },
+);
 
 test('ui: a request without the token it printed is refused (404), with it served', async (t) => {
   const dir = dirWithMine(t);
@@ -229,7 +237,10 @@ test('ui: a request without the token it printed is refused (404), with it serve
     assert.doesNotMatch(await res.text(), new RegExp(MINE), path);
   }
   const list = await (await fetch(`${url}api/traces`)).json();
-  assert.deepEqual(list.traces.map((tr) => tr.traceId), [MINE]);
+  assert.deepEqual(
+    list.traces.map((tr) => tr.traceId),
+    [MINE],
+  );
   assert.equal((await fetch(`${url}api/trace/${MINE}`)).status, 200);
   assert.equal((await fetch(url)).status, 200);
 });

@@ -16,7 +16,7 @@ const T0 = 1_700_000_000_000_000_000n;
 function cli(args) {
   return new Promise((resolve) => {
     execFile(process.execPath, ['bin/tracehook.mjs', ...args], { cwd: ROOT, timeout: 60_000, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
-      resolve({ code: err ? err.code ?? err.signal : 0, stdout, stderr });
+      resolve({ code: err ? (err.code ?? err.signal) : 0, stdout, stderr });
     });
   });
 }
@@ -103,7 +103,10 @@ test('a start time of 1e23 ns: the line is skipped with its reason, --list and t
     assert.ok(stdout.includes(GOOD_TRACE), args.join(' '));
     assert.ok(stdout.includes('7'.repeat(32)), args.join(' '));
     for (const id of ['4', '5', '6']) assert.ok(!stdout.includes(id.repeat(32)), `${args}: trace ${id}… skipped`);
-    assert.match(stderr, /skipped 3 lines that are not valid OTLP\/JSON:\n {2}.*100\.jsonl:2: span 0000000000000004 has a start time outside 0 to 2\^64-1 ns\n {2}.*100\.jsonl:3: span 0000000000000005 has an end time outside/);
+    assert.match(
+      stderr,
+      /skipped 3 lines that are not valid OTLP\/JSON:\n {2}.*100\.jsonl:2: span 0000000000000004 has a start time outside 0 to 2\^64-1 ns\n {2}.*100\.jsonl:3: span 0000000000000005 has an end time outside/,
+    );
   }
   const list = await cli(['view', dir, '--list']);
   assert.match(list.stdout, new RegExp(`^2023-11-14 22:13:20\\.000Z  7{32}  0\\.00 ms`, 'm'));

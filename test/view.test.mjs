@@ -94,7 +94,13 @@ function tempDir(t) {
 /** Captures what runView writes. */
 function io(env = {}) {
   const out = { stdout: '', stderr: '' };
-  const sink = (key) => ({ write: (text, cb) => { out[key] += text; cb?.(); return true; } });
+  const sink = (key) => ({
+    write: (text, cb) => {
+      out[key] += text;
+      cb?.();
+      return true;
+    },
+  });
   return { out, io: { stdout: sink('stdout'), stderr: sink('stderr'), env } };
 }
 
@@ -138,29 +144,35 @@ test('decodeSpanLine reads events, numbers and every AnyValue kind', () => {
   // Written by hand: kinds the SDK API does not produce (kvlist, bytes, int64 beyond 2^53 as a
   // string), enum names instead of numbers, and an all-zero parent id meaning "root".
   const line = JSON.stringify({
-    resourceSpans: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'x' } }] },
-      scopeSpans: [{
-        scope: { name: 's' },
-        spans: [{
-          traceId: 'AAECAwQFBgcICQoLDA0ODw==', // base64 of bytes 00..0f, as the generic proto3 JSON mapping writes ids
-          spanId: '0102030405060708',
-          parentSpanId: '0000000000000000',
-          name: 'n',
-          kind: 'SPAN_KIND_CONSUMER',
-          startTimeUnixNano: 1,
-          endTimeUnixNano: '2000001',
-          attributes: [
-            { key: 'small', value: { intValue: '42' } },
-            { key: 'huge', value: { intValue: '9223372036854775807' } },
-            { key: 'bytes', value: { bytesValue: 'AQID' } },
-            { key: 'kv', value: { kvlistValue: { values: [{ key: 'a', value: { arrayValue: { values: [{ boolValue: true }, { doubleValue: 1.5 }] } } }] } } },
-            { key: 'empty', value: {} },
-          ],
-          status: { code: 'STATUS_CODE_OK' },
-        }],
-      }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'x' } }] },
+        scopeSpans: [
+          {
+            scope: { name: 's' },
+            spans: [
+              {
+                traceId: 'AAECAwQFBgcICQoLDA0ODw==', // base64 of bytes 00..0f, as the generic proto3 JSON mapping writes ids
+                spanId: '0102030405060708',
+                parentSpanId: '0000000000000000',
+                name: 'n',
+                kind: 'SPAN_KIND_CONSUMER',
+                startTimeUnixNano: 1,
+                endTimeUnixNano: '2000001',
+                attributes: [
+                  { key: 'small', value: { intValue: '42' } },
+                  { key: 'huge', value: { intValue: '9223372036854775807' } },
+                  { key: 'bytes', value: { bytesValue: 'AQID' } },
+                  { key: 'kv', value: { kvlistValue: { values: [{ key: 'a', value: { arrayValue: { values: [{ boolValue: true }, { doubleValue: 1.5 }] } } }] } } },
+                  { key: 'empty', value: {} },
+                ],
+                status: { code: 'STATUS_CODE_OK' },
+              },
+            ],
+          },
+        ],
+      },
+    ],
   });
   const [span] = decodeSpanLine(line);
   assert.equal(span.traceId, '000102030405060708090a0b0c0d0e0f');
@@ -194,7 +206,10 @@ test('readSpanFile skips and counts a truncated last line and a corrupt line, ig
   assert.deepEqual(read.files, [file]);
   assert.deepEqual(
     read.skipped.map(({ line, truncated }) => ({ line, truncated })),
-    [{ line: 3, truncated: false }, { line: 5, truncated: true }],
+    [
+      { line: 3, truncated: false },
+      { line: 5, truncated: true },
+    ],
   );
   assert.ok(read.spans.every((s) => s.file === file));
 });
@@ -241,9 +256,15 @@ test('buildTraces is deterministic: input order does not matter, traces sort by 
   delete early.parentSpanId;
   const forward = buildTraces([...spans, early]);
   const backward = buildTraces([early, ...spans].reverse());
-  assert.deepEqual(forward.map((t) => t.traceId), ['f'.repeat(32), UPSTREAM.traceId]);
+  assert.deepEqual(
+    forward.map((t) => t.traceId),
+    ['f'.repeat(32), UPSTREAM.traceId],
+  );
   assert.equal(forward.map(renderTrace).join(''), backward.map(renderTrace).join(''));
-  assert.deepEqual(sortParentFirst([...spans].reverse()).map((s) => s.name), ['GET /order', 'grpc.demo.Pricing/GetQuote', 'GET', 'GET /stock']);
+  assert.deepEqual(
+    sortParentFirst([...spans].reverse()).map((s) => s.name),
+    ['GET /order', 'grpc.demo.Pricing/GetQuote', 'GET', 'GET /stock'],
+  );
 });
 
 test('buildTraces keeps spans of a parent cycle (corrupt input) instead of looping or dropping them', () => {
@@ -305,7 +326,10 @@ test('runView --trace filters by trace id prefix; --json passes on OTLP/JSON lin
   assert.equal(await runView([file, '--json', '--trace', '4bf92f'], both.io), 0);
   const lines = both.out.stdout.trimEnd().split('\n');
   assert.deepEqual(lines, [front, downstream]);
-  assert.deepEqual(lines.flatMap((l) => decodeSpanLine(l)).map((s) => s.traceId), Array(4).fill(UPSTREAM.traceId));
+  assert.deepEqual(
+    lines.flatMap((l) => decodeSpanLine(l)).map((s) => s.traceId),
+    Array(4).fill(UPSTREAM.traceId),
+  );
 });
 
 test('runView --json rebuilds a line whose spans belong to several traces, keeping only those shown', async (t) => {
@@ -320,7 +344,10 @@ test('runView --json rebuilds a line whose spans belong to several traces, keepi
   const [line, ...rest] = out.stdout.trimEnd().split('\n');
   assert.deepEqual(rest, []);
   const spans = decodeSpanLine(line);
-  assert.deepEqual(spans.map((s) => [s.traceId, s.name]), [['2'.repeat(32), mixed.resourceSpans[0].scopeSpans[0].spans[1].name]]);
+  assert.deepEqual(
+    spans.map((s) => [s.traceId, s.name]),
+    [['2'.repeat(32), mixed.resourceSpans[0].scopeSpans[0].spans[1].name]],
+  );
   assert.equal(spans[0].resource['service.name'], 'front');
 });
 
@@ -408,7 +435,12 @@ test('runView filters: --service, --errors, --min-duration, --since/--until, --n
   const listed = async (...args) => {
     const { out, io: captured } = io();
     const code = await runView([dir, '--list', ...args], captured);
-    return code === 0 ? out.stdout.trimEnd().split('\n').map((l) => traceIds.indexOf(/\b[0-9a-f]{32}\b/.exec(l)[0])) : out.stderr;
+    return code === 0
+      ? out.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => traceIds.indexOf(/\b[0-9a-f]{32}\b/.exec(l)[0]))
+      : out.stderr;
   };
   const iso = (ms) => new Date(T0 * 1000 + ms).toISOString();
   assert.deepEqual(await listed(), [0, 1, 2, 3]);

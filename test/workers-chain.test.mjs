@@ -23,7 +23,10 @@ const CHAIN = [
   ['main handles reply', 'INTERNAL', 'main'],
 ];
 
-for (const preload of [['--import', '@tracehook/register'], ['--require', '@tracehook/register']]) {
+for (const preload of [
+  ['--import', '@tracehook/register'],
+  ['--require', '@tracehook/register'],
+]) {
   test(`${preload[0]}: HTTP request → main thread → worker thread → forked child → reply is one trace across 3 threads and 2 processes (ESM app)`, async (t) => {
     const dir = spansDir(t);
     const result = await run('workers/chain.mjs', { env: { TRACEHOOK_SPANS_DIR: dir }, preload });
@@ -42,7 +45,10 @@ for (const preload of [['--import', '@tracehook/register'], ['--require', '@trac
       if (pid === main['process.pid']) return thread === 0 ? 'main' : 'worker';
       return pid === reply.childPid && thread === 0 ? 'child' : `pid ${pid} thread ${thread}`;
     };
-    assert.deepEqual(chain.map((s) => [s.name, s.kind, where(s)]), CHAIN);
+    assert.deepEqual(
+      chain.map((s) => [s.name, s.kind, where(s)]),
+      CHAIN,
+    );
     assert.equal(new Set(chain.map((s) => s.traceId)).size, 1, 'one trace');
     assert.equal(new Set(chain.map((s) => `${s.resource['process.pid']}/${s.resource['thread.id']}`)).size, 3, '3 threads');
     assert.equal(new Set(chain.map((s) => s.resource['process.pid'])).size, 2, '2 processes');

@@ -7,7 +7,10 @@ import { readSpans, run, spansDir } from './helpers/fixture.mjs';
 
 const APP = 'workers/eval-worker.mjs';
 
-for (const preload of [['--import', '@tracehook/register'], ['--require', '@tracehook/register']]) {
+for (const preload of [
+  ['--import', '@tracehook/register'],
+  ['--require', '@tracehook/register'],
+]) {
   test(`${preload[0]}: an eval worker sent a message from a traced context gets exactly the message`, async (t) => {
     const dir = spansDir(t);
     const [plain, traced] = await Promise.all([run(APP, { preload: [] }), run(APP, { preload, env: { TRACEHOOK_SPANS_DIR: dir } })]);

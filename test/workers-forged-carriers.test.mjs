@@ -9,13 +9,13 @@ import { readSpans, run, spansDir } from './helpers/fixture.mjs';
 const APP = 'workers/forged-carriers.mjs';
 const FORGED_TRACE = 'feedface'.repeat(4);
 
-for (const preload of [['--import', '@tracehook/register'], ['--require', '@tracehook/register']]) {
+for (const preload of [
+  ['--import', '@tracehook/register'],
+  ['--require', '@tracehook/register'],
+]) {
   test(`${preload[0]}: forged envelopes and carriers reach the app as sent on worker_threads, IPC and piscina, both ways`, async (t) => {
     const dir = spansDir(t);
-    const [plain, traced] = await Promise.all([
-      run(APP, { preload: [], timeoutMs: 60_000 }),
-      run(APP, { preload, env: { TRACEHOOK_SPANS_DIR: dir }, timeoutMs: 60_000 }),
-    ]);
+    const [plain, traced] = await Promise.all([run(APP, { preload: [], timeoutMs: 60_000 }), run(APP, { preload, env: { TRACEHOOK_SPANS_DIR: dir }, timeoutMs: 60_000 })]);
     assert.equal(plain.code, 0, plain.stderr);
     assert.match(plain.stdout, /got \{"@tracehook\/envelope":1,/);
     assert.equal(traced.stderr, '');
@@ -25,12 +25,19 @@ for (const preload of [['--import', '@tracehook/register'], ['--require', '@trac
     const spans = await readSpans(dir);
     assert.ok(spans.filter((s) => s.name === 'echo').length >= 30, 'the other ends were traced');
     const forged = spans.filter((s) => s.traceId === FORGED_TRACE);
-    assert.deepEqual(forged.map((s) => s.name), [], 'no span joined the forged trace');
+    assert.deepEqual(
+      forged.map((s) => s.name),
+      [],
+      'no span joined the forged trace',
+    );
     // The real carriers still worked: messages sent from the traced context were consumed in its trace.
     const senders = new Set(spans.filter((s) => s.name === 'sender').map((s) => s.traceId));
     for (const system of ['worker_threads', 'child_process', 'piscina']) {
       const consumers = spans.filter((s) => s.kind === 'CONSUMER' && s.attributes['messaging.system'] === system);
-      assert.ok(consumers.some((s) => senders.has(s.traceId)), `${system}: a CONSUMER span continues a sender's trace`);
+      assert.ok(
+        consumers.some((s) => senders.has(s.traceId)),
+        `${system}: a CONSUMER span continues a sender's trace`,
+      );
     }
   });
 }
@@ -41,12 +48,13 @@ for (const preload of [['--import', '@tracehook/register'], ['--require', '@trac
 // relayed it to a worker.
 test('a secret a child reads from /proc/self/environ makes no envelope its parent relays to a worker', { skip: process.platform !== 'linux' && 'no /proc/self/environ' }, async (t) => {
   const dir = spansDir(t);
-  const [plain, traced] = await Promise.all([
-    run('workers/relay-secret.mjs', { preload: [] }),
-    run('workers/relay-secret.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } }),
-  ]);
+  const [plain, traced] = await Promise.all([run('workers/relay-secret.mjs', { preload: [] }), run('workers/relay-secret.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } })]);
   assert.equal(plain.stdout, 'the worker got an object with @tracehook/envelope, carrier, id, value\n', plain.stderr);
   assert.deepEqual([traced.code, traced.stdout, traced.stderr], [plain.code, plain.stdout, '']);
   const forged = (await readSpans(dir)).filter((s) => s.traceId === FORGED_TRACE);
-  assert.deepEqual(forged.map((s) => s.name), [], 'no span joined the forged trace');
+  assert.deepEqual(
+    forged.map((s) => s.name),
+    [],
+    'no span joined the forged trace',
+  );
 });

@@ -31,7 +31,10 @@ function assertEchoesInSendersTraces({ spans, idx }) {
     assert.equal(sender?.name, 'sender');
     for (const s of [echo, consumer, producer]) assert.equal(s.traceId, sender.traceId);
   }
-  assert.ok(echoes.some((e) => e.traceId === 'abcdef0123456789abcdef0123456789'), 'the remote parent\'s trace crossed');
+  assert.ok(
+    echoes.some((e) => e.traceId === 'abcdef0123456789abcdef0123456789'),
+    "the remote parent's trace crossed",
+  );
 }
 
 test('worker_threads: with the default propagators, baggage and tracestate cross with the trace', async (t) => {
@@ -52,5 +55,5 @@ test('worker_threads: OTEL_PROPAGATORS=baggage carries baggage and no trace (no 
   const echoes = out.spans.filter((s) => s.name === 'echo');
   const senders = new Set(out.spans.filter((s) => s.name === 'sender').map((s) => s.traceId));
   assert.equal(echoes.length, 3);
-  for (const echo of echoes) assert.ok(!senders.has(echo.traceId), 'no worker span joins a sender\'s trace');
+  for (const echo of echoes) assert.ok(!senders.has(echo.traceId), "no worker span joins a sender's trace");
 });

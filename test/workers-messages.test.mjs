@@ -44,7 +44,7 @@ const workerOutput = [
   'detached true shared 7 port pong',
 ].join('\n');
 
-test('worker_threads: every structured-clone kind arrives unchanged both ways, and each listener kind runs in the sender\'s trace (ESM app)', async (t) => {
+test("worker_threads: every structured-clone kind arrives unchanged both ways, and each listener kind runs in the sender's trace (ESM app)", async (t) => {
   const { stdout, idx } = await runFixture(t, 'workers/messages.mjs', 'traced');
   assert.equal(stdout.trim(), workerOutput);
 
@@ -79,27 +79,23 @@ test('worker_threads: every structured-clone kind arrives unchanged both ways, a
   assert.equal(idx.parent(idx.parent(failed.find((s) => threadOf(s) !== 0))).spanId, mainSends.spanId);
 });
 
-test('worker_threads: a worker whose env disables tracing gets exactly the user\'s messages (no envelope is sent to it)', async (t) => {
+test("worker_threads: a worker whose env disables tracing gets exactly the user's messages (no envelope is sent to it)", async (t) => {
   const { stdout, idx } = await runFixture(t, 'workers/messages.mjs', 'disabled-worker');
   assert.equal(stdout.trim(), workerOutput);
   assert.equal(idx.named('worker send').length, 0);
   assert.equal(idx.spans.filter((s) => threadOf(s) !== 0).length, 0, 'the worker ran untraced');
 });
 
-test('worker_threads: a parent without the preload gets exactly the user\'s messages from a traced worker', async (t) => {
+test("worker_threads: a parent without the preload gets exactly the user's messages from a traced worker", async (t) => {
   const { stdout, idx } = await runFixture(t, 'workers/messages.mjs', 'uninstrumented-parent', false);
   assert.equal(stdout.trim(), workerOutput);
   assert.ok(idx.one('worker replies'), 'the worker was traced');
   assert.equal(idx.named(/^worker (send|process)$/).length, 0, 'it sent no envelope to a parent that cannot unwrap it');
 });
 
-const ipcOutput = [
-  `parent received ${IPC_CASES} bad []`,
-  `child received ${IPC_CASES} bad []`,
-  'uncaught parent=parent listener failed child=child listener failed',
-].join('\n');
+const ipcOutput = [`parent received ${IPC_CASES} bad []`, `child received ${IPC_CASES} bad []`, 'uncaught parent=parent listener failed child=child listener failed'].join('\n');
 
-test('child_process IPC: values arrive unchanged both ways and each message handler runs in the sender\'s trace', async (t) => {
+test("child_process IPC: values arrive unchanged both ways and each message handler runs in the sender's trace", async (t) => {
   const { stdout, idx } = await runFixture(t, 'workers/ipc.mjs', 'traced');
   assert.equal(stdout.trim(), ipcOutput);
   const parentSends = idx.one('parent sends');
@@ -121,14 +117,14 @@ test('child_process IPC: values arrive unchanged both ways and each message hand
   assert.deepEqual(failed.map((s) => `${s.name}@${pidOf(s) === parentPid ? 'parent' : 'child'}`).sort(), ['child_process process@child', 'child_process process@parent']);
 });
 
-test('child_process IPC: a child whose env disables tracing sees exactly the user\'s messages (carriers are internal messages)', async (t) => {
+test("child_process IPC: a child whose env disables tracing sees exactly the user's messages (carriers are internal messages)", async (t) => {
   const { stdout, idx } = await runFixture(t, 'workers/ipc.mjs', 'disabled-child');
   assert.equal(stdout.trim(), ipcOutput);
   assert.equal(idx.named('child_process send').length, IPC_CASES + 1, 'the parent did send carriers');
   assert.equal(new Set(idx.spans.map(pidOf)).size, 1, 'the child ran untraced');
 });
 
-test('child_process IPC: a parent without the preload sees exactly the user\'s messages from a traced child', async (t) => {
+test("child_process IPC: a parent without the preload sees exactly the user's messages from a traced child", async (t) => {
   const { stdout, idx } = await runFixture(t, 'workers/ipc.mjs', 'uninstrumented-parent', false);
   assert.equal(stdout.trim(), ipcOutput);
   assert.ok(idx.one('child replies'), 'the child was traced');

@@ -38,21 +38,26 @@ function assertTaskTraces(spans, system, count) {
   }
   assert.equal(traces.size, count, 'each task from its own trace');
   // However the pool scheduled them: every worker that ran a task was traced.
-  const ranTasks = new Set(idx.named(/^caller /).map((s) => s.attributes['task.thread.id']).filter((id) => id !== undefined));
+  const ranTasks = new Set(
+    idx
+      .named(/^caller /)
+      .map((s) => s.attributes['task.thread.id'])
+      .filter((id) => id !== undefined),
+  );
   const traced = new Set(consumers.map((s) => s.resource['thread.id']));
   assert.deepEqual([...ranTasks].sort(), [...traced].sort(), 'the threads that ran tasks are the threads with CONSUMER spans');
   return consumers;
 }
 
-test('piscina: 1000 concurrent tasks on a pool of 4 workers, each CONSUMER span the child of its own caller\'s PRODUCER span, in the worker that ran it (CJS app)', async (t) => {
+test("piscina: 1000 concurrent tasks on a pool of 4 workers, each CONSUMER span the child of its own caller's PRODUCER span, in the worker that ran it (CJS app)", async (t) => {
   const dir = spansDir(t);
   const result = await run('workers/piscina-pool.cjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^done 990 10 [1-4]$/m, 'every task got its own input back (how many of the 4 workers ran them is the pool\'s choice)');
+  assert.match(result.stdout, /^done 990 10 [1-4]$/m, "every task got its own input back (how many of the 4 workers ran them is the pool's choice)");
   assertTaskTraces(await readSpans(dir), 'piscina', 1000);
 });
 
-test('tinypool: 200 concurrent tasks on a pool of 2 workers from an ES module, each CONSUMER span the child of its own caller\'s PRODUCER span, in the worker that ran it', async (t) => {
+test("tinypool: 200 concurrent tasks on a pool of 2 workers from an ES module, each CONSUMER span the child of its own caller's PRODUCER span, in the worker that ran it", async (t) => {
   const dir = spansDir(t);
   const result = await run('workers/tinypool-pool.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
   assert.equal(result.code, 0, result.stderr);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { readSpans, run, spansDir } from './helpers/fixture.mjs';
 import { indexSpans } from './fixtures/workers/spans.mjs';
 
-test('execArgv: [] workers and children are traced and start in their starter\'s context; terminate() loses no ended span (CJS app)', async (t) => {
+test("execArgv: [] workers and children are traced and start in their starter's context; terminate() loses no ended span (CJS app)", async (t) => {
   const dir = spansDir(t);
   const result = await run('workers/startup.cjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
   assert.equal(result.code, 0, result.stderr);
@@ -27,7 +27,7 @@ test('execArgv: [] workers and children are traced and start in their starter\'s
 
   const starter = idx.one('starter');
   const top = idx.one('worker top level');
-  assert.equal(top.parentSpanId, starter.spanId, 'the worker\'s top level ran in the new Worker() caller\'s context');
+  assert.equal(top.parentSpanId, starter.spanId, "the worker's top level ran in the new Worker() caller's context");
   assert.notEqual(top.resource['thread.id'], 0);
   assert.equal(top.resource['process.pid'], mainPid);
   assert.equal(top.attributes.workerData, '{"k":"v"}', 'workerData arrived unchanged');
@@ -35,7 +35,7 @@ test('execArgv: [] workers and children are traced and start in their starter\'s
   const consumers = idx.named('worker process');
   assert.equal(consumers.length, 2, 'both messages from the worker ran in CONSUMER spans');
   const ready = consumers.map((s) => idx.parent(s)).find((p) => p.parentSpanId === starter.spanId);
-  assert.ok(ready, 'a message posted at the worker\'s top level carries that context');
+  assert.ok(ready, "a message posted at the worker's top level carries that context");
 
   for (const [starterName, childName] of [
     ['spawner', 'spawn child top level'],

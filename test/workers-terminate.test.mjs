@@ -10,12 +10,12 @@ const APP = 'workers/terminate-busy.cjs';
 const WORKERS = 8;
 const FLUSH_BOUND_MS = 250;
 
-for (const preload of [['--import', '@tracehook/register'], ['--require', '@tracehook/register']]) {
+for (const preload of [
+  ['--import', '@tracehook/register'],
+  ['--require', '@tracehook/register'],
+]) {
   test(`${preload[0]}: terminate() of busy workers holding no spans does not wait for a flush`, async (t) => {
-    const [plain, traced] = await Promise.all([
-      run(APP, { preload: [], args: [String(WORKERS)] }),
-      run(APP, { preload, args: [String(WORKERS)], env: { TRACEHOOK_SPANS_DIR: spansDir(t) } }),
-    ]);
+    const [plain, traced] = await Promise.all([run(APP, { preload: [], args: [String(WORKERS)] }), run(APP, { preload, args: [String(WORKERS)], env: { TRACEHOOK_SPANS_DIR: spansDir(t) } })]);
     const [plainLine, plainTiming] = plain.stdout.split('\n');
     const [tracedLine, timing] = traced.stdout.split('\n');
     assert.equal(plainLine, `terminated ${Array(WORKERS).fill(1).join(' ')}`);

@@ -10,10 +10,12 @@ async function main() {
   const agent = new http.Agent({ keepAlive: true });
   for (let i = 0; i < 20; i++) {
     await new Promise((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, path: `/item/${i}`, agent }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      }).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port, path: `/item/${i}`, agent }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        })
+        .on('error', reject);
     });
   }
   agent.destroy();

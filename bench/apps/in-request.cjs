@@ -45,12 +45,16 @@ module.exports = async function inRequest(measure) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const body = await new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: server.address().port, path: '/measure', agent: false }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { data += d; });
-      res.on('end', () => resolve(data));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port: server.address().port, path: '/measure', agent: false }, (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          data += d;
+        });
+        res.on('end', () => resolve(data));
+      })
+      .on('error', reject);
   });
   console.log(`RESULT ${body}`);
   process.exit(0);

@@ -19,7 +19,9 @@ export function processIo(pid) {
       const [k, v] = line.split(': ');
       if (v !== undefined) io[k] = Number(v);
     }
-  } catch { /* gone, or not Linux */ }
+  } catch {
+    /* gone, or not Linux */
+  }
   return io;
 }
 
@@ -36,6 +38,8 @@ export function threadSched(pid, tid = pid) {
     const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
     s.voluntary = Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1]);
     s.nonvoluntary = Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1]);
-  } catch { /* gone, or not Linux */ }
+  } catch {
+    /* gone, or not Linux */
+  }
   return s;
 }

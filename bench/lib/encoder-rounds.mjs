@@ -26,7 +26,16 @@ export function compareInterleaved(a, b, spanCount, { rounds, ms, warmup = 50 })
   const got = { a: [], b: [], ratio: [] };
   for (let r = 0; r < rounds; r++) {
     const round = {};
-    for (const [key, fn] of r % 2 ? [['b', b], ['a', a]] : [['a', a], ['b', b]]) round[key] = usPerSpan(fn, spanCount, ms);
+    for (const [key, fn] of r % 2
+      ? [
+          ['b', b],
+          ['a', a],
+        ]
+      : [
+          ['a', a],
+          ['b', b],
+        ])
+      round[key] = usPerSpan(fn, spanCount, ms);
     got.a.push(round.a);
     got.b.push(round.b);
     got.ratio.push(round.b / round.a);

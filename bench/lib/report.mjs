@@ -89,7 +89,10 @@ export function parseFlags(argv = process.argv.slice(2)) {
     else if (a === '--pin') flags.pin = oneOf(a, next(), ['on', 'off', 'both']);
     else if (a === '--nodes' || a === '--node') flags.nodes = next().split(',');
     else if (a === '--help' || a === '-h') flags.help = true;
-    else throw new TypeError(`unknown flag ${a}; accepted: --quick, --only <scenario,...>, --rounds <n>, --db-rounds <n>, --duration <s>, --memory-duration <s>, --variants <name,...>, --pin <on|off|both>, --nodes <20,22,24 or paths>, --write`);
+    else
+      throw new TypeError(
+        `unknown flag ${a}; accepted: --quick, --only <scenario,...>, --rounds <n>, --db-rounds <n>, --duration <s>, --memory-duration <s>, --variants <name,...>, --pin <on|off|both>, --nodes <20,22,24 or paths>, --write`,
+      );
   }
   return flags;
 }

@@ -49,7 +49,14 @@ export function checkUpstreamContinued(traces, requests) {
 export function parseClientLines(lines) {
   return lines
     .filter((line) => /^request \d+ /.test(line))
-    .map((line) => Object.fromEntries(line.split(' ').slice(2).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])));
+    .map((line) =>
+      Object.fromEntries(
+        line
+          .split(' ')
+          .slice(2)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      ),
+    );
 }
 
 function linkProblems(trace) {

@@ -25,8 +25,17 @@ export const projects = [
     install: ['npm install --no-package-lock --ignore-scripts'],
     reporter: 'mocha',
     // The project's `npm test`, with mocha's JSON reporter instead of spec.
-    args: (out, reporter, files = ['test/', 'test/acceptance/']) => ['node_modules/mocha/bin/mocha.js',
-      '--require', 'test/support/env', '--reporter', 'json', '--reporter-option', `output=${out}`, '--check-leaks', ...files],
+    args: (out, reporter, files = ['test/', 'test/acceptance/']) => [
+      'node_modules/mocha/bin/mocha.js',
+      '--require',
+      'test/support/env',
+      '--reporter',
+      'json',
+      '--reporter-option',
+      `output=${out}`,
+      '--check-leaks',
+      ...files,
+    ],
     why: 'HTTP servers and clients in one process (supertest), mocha --check-leaks (no new globals)',
   },
   {
@@ -45,8 +54,7 @@ export const projects = [
     tag: 'v2.3.0',
     install: ['npm install --no-package-lock --ignore-scripts'],
     reporter: 'mocha',
-    args: (out, reporter, files = ['test/']) => ['node_modules/mocha/bin/mocha.js', '--reporter', 'json',
-      '--reporter-option', `output=${out}`, '--check-leaks', ...files],
+    args: (out, reporter, files = ['test/']) => ['node_modules/mocha/bin/mocha.js', '--reporter', 'json', '--reporter-option', `output=${out}`, '--check-leaks', ...files],
     why: 'request streams, compression, error paths of HTTP servers',
   },
   {

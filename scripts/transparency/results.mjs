@@ -30,15 +30,14 @@ function mochaRows(out, cwd) {
     status,
     ...(status === 'failed' ? { error: String(test.err?.message ?? '').slice(0, 300) } : {}),
   });
-  return [
-    ...report.passes.map(row('passed')),
-    ...report.failures.map(row('failed')),
-    ...report.pending.map(row('skipped')),
-  ];
+  return [...report.passes.map(row('passed')), ...report.failures.map(row('failed')), ...report.pending.map(row('skipped'))];
 }
 
 function nodeTestRows(out) {
-  return readFileSync(out, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return readFileSync(out, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 /**
@@ -78,7 +77,11 @@ export function countResults(results) {
  * @returns {string[]}
  */
 export function extraLines(untraced, traced) {
-  const mask = (line) => line.replace(/\/tmp\/[^\s'")]+/g, '/tmp/…').replace(/\d+(\.\d+)?/g, 'N').trimEnd();
+  const mask = (line) =>
+    line
+      .replace(/\/tmp\/[^\s'")]+/g, '/tmp/…')
+      .replace(/\d+(\.\d+)?/g, 'N')
+      .trimEnd();
   const seen = new Map();
   for (const line of untraced.split('\n')) seen.set(mask(line), (seen.get(mask(line)) ?? 0) + 1);
   const extra = [];

@@ -54,11 +54,7 @@ export function startLinkedSpan(options: BatchSpanOptions, contexts: readonly Co
     links.push({ context: spanContext, attributes: { [BATCH_INDEX_ATTRIBUTE]: index } });
   });
   parent ??= context.active();
-  const span = getApiTracer().startSpan(
-    options.name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: { ...options.attributes, [BATCH_SIZE_ATTRIBUTE]: contexts.length }, links },
-    parent,
-  );
+  const span = getApiTracer().startSpan(options.name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: { ...options.attributes, [BATCH_SIZE_ATTRIBUTE]: contexts.length }, links }, parent);
   return { span, parent };
 }
 

@@ -7,10 +7,7 @@ import type { ChildProcess } from 'node:child_process';
  * wrapper alone and leave the app running under pid 1. SIGUSR1 starts the app's inspector, not ours.
  * Windows delivers only SIGINT, SIGHUP and SIGBREAK to a Node.js process.
  */
-export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] =
-  process.platform === 'win32'
-    ? ['SIGINT', 'SIGTERM', 'SIGHUP']
-    : ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
+export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = process.platform === 'win32' ? ['SIGINT', 'SIGTERM', 'SIGHUP'] : ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 
 /** The terminal's keys: Ctrl-C and Ctrl-\ send these to every process of the foreground process group. */
 const TERMINAL_SIGNALS: ReadonlySet<string> = new Set(['SIGINT', 'SIGQUIT']);

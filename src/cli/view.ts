@@ -145,11 +145,7 @@ async function viewSettings(argv: string[], io: ViewIO, fail: Fail): Promise<Vie
   if (paths.length === 0) return fail('no spans found (pass a directory or file, or set TRACEHOOK_SPANS_DIR)');
   const missing = await firstMissing(paths);
   if (missing !== undefined) {
-    return fail(
-      explicit
-        ? `${missing}: no such file or directory`
-        : `no spans found: ${missing} does not exist (pass a directory or file, or set TRACEHOOK_SPANS_DIR)`,
-    );
+    return fail(explicit ? `${missing}: no such file or directory` : `no spans found: ${missing} does not exist (pass a directory or file, or set TRACEHOOK_SPANS_DIR)`);
   }
   return { values, filter, sort, limit, paths };
 }
@@ -175,7 +171,10 @@ async function selectTraces(settings: ViewSettings, io: ViewIO, fail: Fail): Pro
     return fail(`no spans in ${files.length} span file${files.length === 1 ? '' : 's'} under ${paths.join(', ')}`);
   }
 
-  const selected = all.filter((s) => matchesTraceFilter(s, filter)).sort(sort === 'time' ? byStart : byDuration).slice(0, limit);
+  const selected = all
+    .filter((s) => matchesTraceFilter(s, filter))
+    .sort(sort === 'time' ? byStart : byDuration)
+    .slice(0, limit);
   if (selected.length === 0) {
     const onlyTrace = filter.tracePrefix !== undefined && Object.keys(filter).length === 1;
     return fail(
@@ -229,7 +228,7 @@ async function writeJson(io: ViewIO, index: SpanIndex, selected: TraceSummary[])
 /** Trees of the selected traces in their order, reading spans back a chunk of traces at a time. */
 async function writeTrees(io: ViewIO, index: SpanIndex, selected: TraceSummary[], options: { paint: Paint; verbose: boolean }): Promise<void> {
   let first = true;
-  for (let i = 0; i < selected.length; ) {
+  for (let i = 0; i < selected.length;) {
     const chunk: TraceSummary[] = [];
     for (let spans = 0; i < selected.length && (chunk.length === 0 || spans + selected[i].spanCount <= TREE_CHUNK_SPANS); i++) {
       chunk.push(selected[i]);

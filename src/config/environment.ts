@@ -41,8 +41,7 @@ export { wantsEsmLoader } from './instrumentation-selection.js';
  * falls back to its default, or to "tracing off" for that part, so the caller decides between
  * warn-and-continue and `TRACEHOOK_STRICT`.
  */
-export interface TracehookConfig
-  extends SamplingConfig, OtlpConfig, SpansDirConfig, TimeBounds, InstrumentationSelection, ServiceConfig {
+export interface TracehookConfig extends SamplingConfig, OtlpConfig, SpansDirConfig, TimeBounds, InstrumentationSelection, ServiceConfig {
   /** `TRACEHOOK_DISABLED` or `OTEL_SDK_DISABLED` is `true`: load nothing. */
   disabled: boolean;
   /** `TRACEHOOK_STRICT=true`: configuration errors exit with status 1 before the app starts. */

@@ -49,7 +49,11 @@ export function readOtlpConfig(env: Env, errors: ConfigError[]): OtlpConfig {
   const endpoint = readString(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   const base = endpoint?.replace(/\/+$/, '');
   const otlpEndpoint =
-    tracesEndpoint !== undefined ? { variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', value: tracesEndpoint } : endpoint !== undefined ? { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: endpoint } : undefined;
+    tracesEndpoint !== undefined
+      ? { variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', value: tracesEndpoint }
+      : endpoint !== undefined
+        ? { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: endpoint }
+        : undefined;
   const endpointError = otlpEndpointError(otlpEndpoint, otlpProtocol);
   if (endpointError) errors.push(endpointError);
   return {

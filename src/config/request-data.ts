@@ -11,15 +11,7 @@ import { readString } from './env.js';
  * every spelling (`x-amz-signature` too: see `queryNameMatcher`).
  * @see OpenTelemetry semantic conventions, attribute registry, `url.query` and `url.full`
  */
-export const SEMCONV_SENSITIVE_QUERY_PARAMS = [
-  'X-Amz-Signature',
-  'X-Amz-Credential',
-  'X-Amz-Security-Token',
-  'AWSAccessKeyId',
-  'Signature',
-  'sig',
-  'X-Goog-Signature',
-] as const;
+export const SEMCONV_SENSITIVE_QUERY_PARAMS = ['X-Amz-Signature', 'X-Amz-Credential', 'X-Amz-Security-Token', 'AWSAccessKeyId', 'Signature', 'sig', 'X-Goog-Signature'] as const;
 
 /**
  * Parameters tracehook also redacts by default: the names that carry a credential in a URL in
@@ -101,7 +93,10 @@ export interface RequestDataConfig {
 
 /** Reads {@link RequestDataConfig} from `env`; bad values are pushed onto `errors` with their fallback. Never throws. */
 export function readRequestDataConfig(env: Env, errors: ConfigError[]): RequestDataConfig {
-  const added = (env.TRACEHOOK_REDACT_QUERY_PARAMS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const added = (env.TRACEHOOK_REDACT_QUERY_PARAMS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const redactQueryParams = [...new Set([...DEFAULT_REDACTED_QUERY_PARAMS, ...added])];
 
   let requestValueLengthLimit = DEFAULT_REQUEST_VALUE_LENGTH_LIMIT;

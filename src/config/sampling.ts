@@ -3,14 +3,7 @@ import type { Env } from './env.js';
 import { readString } from './env.js';
 
 /** The `OTEL_TRACES_SAMPLER` values the specification defines for the SDK. */
-export const SAMPLER_NAMES = [
-  'always_on',
-  'always_off',
-  'traceidratio',
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-] as const;
+export const SAMPLER_NAMES = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
 /** One of {@link SAMPLER_NAMES}. */
 export type SamplerName = (typeof SAMPLER_NAMES)[number];

@@ -39,4 +39,3 @@ export function readSpanQueueConfig(env: Env, errors: ConfigError[]): SpanQueueC
     exportTimeoutMillis: readWholeNumber(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000, 1, errors, 'a whole number of ms'),
   };
 }
-

@@ -17,7 +17,15 @@ const NAMES: readonly string[] = ['file', 'otlp', 'console', 'none'];
 export function readTracesExporters(env: Env, otlpEndpointSet: boolean, errors: ConfigError[]): TracesExporterName[] {
   const raw = readString(env, 'OTEL_TRACES_EXPORTER');
   if (raw === undefined) return [otlpEndpointSet ? 'otlp' : 'file'];
-  const names = [...new Set(raw.toLowerCase().split(',').map((s) => s.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      raw
+        .toLowerCase()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = names.filter((n) => !NAMES.includes(n));
   const known = names.filter((n): n is TracesExporterName => NAMES.includes(n) && n !== 'none');
   if (unknown.length > 0) {

@@ -45,9 +45,7 @@ function settle<R>(span: Span, ctx: Context, result: R): R {
   }
   if (types.isGeneratorObject(result)) {
     const gen: object = result;
-    return (Symbol.asyncIterator in gen
-      ? wrapAsyncGenerator(gen as AsyncGenerator, span, ctx)
-      : wrapGenerator(gen as Generator, span, ctx)) as R;
+    return (Symbol.asyncIterator in gen ? wrapAsyncGenerator(gen as AsyncGenerator, span, ctx) : wrapGenerator(gen as Generator, span, ctx)) as R;
   }
   endSpan(span);
   return result;

@@ -109,11 +109,7 @@ function wrapFunction<F extends AnyFunction>(fn: F, options: TracedOptions, name
   function wrapped(this: unknown, ...args: unknown[]): unknown {
     const name = nameFor ? nameFor(this) : fixedName;
     const parent = context.active();
-    const span = getApiTracer().startSpan(
-      name,
-      { kind, root: options.root === true, attributes: callAttributes(options, name, args), links: callLinks(options, name, args) },
-      parent,
-    );
+    const span = getApiTracer().startSpan(name, { kind, root: options.root === true, attributes: callAttributes(options, name, args), links: callLinks(options, name, args) }, parent);
     // `new wrapped()` builds an instance of fn itself (a subclass of wrapped keeps its own new.target).
     const target = new.target === wrapped ? fn : new.target;
     return runInSpan(span, parent, () => (target ? Reflect.construct(fn, args, target) : fn.apply(this, args)));

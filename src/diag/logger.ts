@@ -56,7 +56,7 @@ function write(level: LogLevel, component: string, message: string): void {
   if (state().level < LOG_LEVELS.indexOf(level)) return;
   try {
     const line = Buffer.from(`[tracehook] ${component}: ${escapeControlChars(message, true)}\n`);
-    for (let at = 0; at < line.length; ) {
+    for (let at = 0; at < line.length;) {
       const n = writeSync(2, line, at);
       if (n <= 0) break;
       at += n;

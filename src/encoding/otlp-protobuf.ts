@@ -18,9 +18,22 @@ const Resource = { Attributes: 1, DroppedAttributesCount: 2 } as const;
 const ScopeSpans = { Scope: 1, Spans: 2, SchemaUrl: 3 } as const;
 const Scope = { Name: 1, Version: 2, Attributes: 3, DroppedAttributesCount: 4 } as const; // InstrumentationScope
 const Span = {
-  TraceId: 1, SpanId: 2, TraceState: 3, ParentSpanId: 4, Name: 5, Kind: 6, StartTimeUnixNano: 7,
-  EndTimeUnixNano: 8, Attributes: 9, DroppedAttributesCount: 10, Events: 11, DroppedEventsCount: 12,
-  Links: 13, DroppedLinksCount: 14, Status: 15, Flags: 16,
+  TraceId: 1,
+  SpanId: 2,
+  TraceState: 3,
+  ParentSpanId: 4,
+  Name: 5,
+  Kind: 6,
+  StartTimeUnixNano: 7,
+  EndTimeUnixNano: 8,
+  Attributes: 9,
+  DroppedAttributesCount: 10,
+  Events: 11,
+  DroppedEventsCount: 12,
+  Links: 13,
+  DroppedLinksCount: 14,
+  Status: 15,
+  Flags: 16,
 } as const;
 const SpanEvent = { TimeUnixNano: 1, Name: 2, Attributes: 3, DroppedAttributesCount: 4 } as const;
 const SpanLink = { TraceId: 1, SpanId: 2, TraceState: 3, Attributes: 4, DroppedAttributesCount: 5, Flags: 6 } as const;

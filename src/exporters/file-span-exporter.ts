@@ -107,7 +107,9 @@ export class FileSpanExporter implements SpanExporter {
     if (this.cutLine) text = `\n${text}`;
     const length = Buffer.byteLength(text);
     if (size + length > this.maxBytes) {
-      throw Object.assign(new Error(`it reached its bound of ${this.maxBytes} bytes (TRACEHOOK_SPANS_MAX_BYTES); writing resumes once it is rotated or deleted`), { code: 'ERR_TRACEHOOK_SPANS_MAX_BYTES' });
+      throw Object.assign(new Error(`it reached its bound of ${this.maxBytes} bytes (TRACEHOOK_SPANS_MAX_BYTES); writing resumes once it is rotated or deleted`), {
+        code: 'ERR_TRACEHOOK_SPANS_MAX_BYTES',
+      });
     }
     const written = writeSync(fd, text);
     this.cutLine = false;

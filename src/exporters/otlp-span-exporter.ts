@@ -35,7 +35,12 @@ export function createOtlpSpanExporter(protocol?: TracehookConfig['otlpProtocol'
   const exporter = otlpExporter(chosen, config.otlpEncoder);
   // OTLPExporterBase → OTLPExportDelegate → RetryingTransport, whose retry() arms the back-off timer.
   unrefTimersOf(otlpTransportOf(exporter), 'retry', "the OTLP exporter's retrying transport");
-  const target = { protocol: chosen === 'grpc' ? ('grpc' as const) : ('http' as const), url: chosen === 'grpc' ? grpcEndpoint(config) : config.otlpTracesUrl, headers: config.otlpHeaders, timeoutMs: config.shutdownTimeoutMs };
+  const target = {
+    protocol: chosen === 'grpc' ? ('grpc' as const) : ('http' as const),
+    url: chosen === 'grpc' ? grpcEndpoint(config) : config.otlpTracesUrl,
+    headers: config.otlpHeaders,
+    timeoutMs: config.shutdownTimeoutMs,
+  };
   return new ExitSafeSpanExporter(exporter, target);
 }
 
@@ -101,16 +106,28 @@ function unrefSockets(agent: Agent): Agent {
   type Socket = { unref?: () => void };
   const a = agent as unknown as { createConnection: (...args: unknown[]) => Socket | undefined; reuseSocket: (socket: Socket, req: unknown) => void };
   const otherwise = 'a request to a backend that hangs keeps the process alive until the time-out';
-  wrap(a, 'createConnection', { component: 'otlp', id: 'otlp.Agent#createConnection', otherwise }, (create) => function (this: unknown, ...args: unknown[]) {
-    const socket = Reflect.apply(create, this, args) as Socket | undefined;
-    socket?.unref?.();
-    return socket;
-  });
+  wrap(
+    a,
+    'createConnection',
+    { component: 'otlp', id: 'otlp.Agent#createConnection', otherwise },
+    (create) =>
+      function (this: unknown, ...args: unknown[]) {
+        const socket = Reflect.apply(create, this, args) as Socket | undefined;
+        socket?.unref?.();
+        return socket;
+      },
+  );
   // Agent#reuseSocket refs a kept-alive socket again for its next request: keep the rest of what it
   // does (replacing it whole left request listeners on reused sockets), then unref.
-  wrap(a, 'reuseSocket', { component: 'otlp', id: 'otlp.Agent#reuseSocket', otherwise }, (reuse) => function (this: unknown, socket: Socket, req: unknown) {
-    Reflect.apply(reuse, this, [socket, req]);
-    socket.unref?.();
-  });
+  wrap(
+    a,
+    'reuseSocket',
+    { component: 'otlp', id: 'otlp.Agent#reuseSocket', otherwise },
+    (reuse) =>
+      function (this: unknown, socket: Socket, req: unknown) {
+        Reflect.apply(reuse, this, [socket, req]);
+        socket.unref?.();
+      },
+  );
   return agent;
 }

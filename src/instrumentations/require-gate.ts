@@ -177,7 +177,10 @@ function skips(parent: { filename?: unknown }, id: unknown, registered: Readonly
   if (path !== from && packageOfFile(from) !== pkg) return false;
   if (entry.files.length === 0) return true;
   const target = path === from ? resolve(dirname(from), id) : path;
-  const inPackage = target.slice(target.lastIndexOf(NODE_MODULES) + NODE_MODULES.length + pkg.length + 1).split(sep).join('/');
+  const inPackage = target
+    .slice(target.lastIndexOf(NODE_MODULES) + NODE_MODULES.length + pkg.length + 1)
+    .split(sep)
+    .join('/');
   return !mayName(inPackage, entry.files);
 }
 
@@ -197,7 +200,14 @@ export function packageOfFile(path: string): string | undefined {
 
 /** The package of `path`, whose last `node_modules` folder is at `at` (-1: none). */
 function packageOfPath(path: string, at: number): string | undefined {
-  return at === -1 ? undefined : packageName(path.slice(at + NODE_MODULES.length).split(sep).join('/'));
+  return at === -1
+    ? undefined
+    : packageName(
+        path
+          .slice(at + NODE_MODULES.length)
+          .split(sep)
+          .join('/'),
+      );
 }
 
 /** As Node.js tells a relative specifier: `.`, `..`, or beginning with `./` or `../` (`.\\`, `..\\` on Windows). */

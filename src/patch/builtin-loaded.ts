@@ -9,7 +9,11 @@ export type WatchedBuiltin = 'child_process' | 'worker_threads';
 
 const otherwise = 'is patched one microtask after it loads: a child or worker started in that same turn starts untraced';
 const SITES: Record<'channel' | 'getBuiltinModule', PatchSite> = {
-  channel: { component: 'workers', id: 'builtin-loaded.diagnostics_channel.channel', otherwise: 'a child_process or worker_threads first loaded by an ES module import or by another built-in is patched only when the app requires it' },
+  channel: {
+    component: 'workers',
+    id: 'builtin-loaded.diagnostics_channel.channel',
+    otherwise: 'a child_process or worker_threads first loaded by an ES module import or by another built-in is patched only when the app requires it',
+  },
   getBuiltinModule: { component: 'workers', id: 'builtin-loaded.process.getBuiltinModule', otherwise: `a child_process or worker_threads first loaded with process.getBuiltinModule() ${otherwise}` },
 };
 
@@ -52,15 +56,19 @@ function watch(): void {
   if (watching) return;
   watching = true;
   const dc = require('node:diagnostics_channel') as { channel: (name: string | symbol) => unknown };
-  wrap(dc, 'channel', SITES.channel, (channel) =>
-    function (this: unknown, name: string | symbol) {
-      const result = Reflect.apply(channel, this, arguments);
-      if (typeof name === 'string' && pending.has(name) && !loading.has(name)) {
-        loading.add(name);
-        queueMicrotask(settleLoaded);
-      }
-      return result;
-    },
+  wrap(
+    dc,
+    'channel',
+    SITES.channel,
+    (channel) =>
+      function (this: unknown, name: string | symbol) {
+        const result = Reflect.apply(channel, this, arguments);
+        if (typeof name === 'string' && pending.has(name) && !loading.has(name)) {
+          loading.add(name);
+          queueMicrotask(settleLoaded);
+        }
+        return result;
+      },
   );
   // The loads that return synchronously: settled as they return, so the module can be used in the same turn.
   const settleOnReturn = (original: ((...args: never[]) => unknown) | undefined) =>

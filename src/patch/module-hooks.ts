@@ -35,8 +35,16 @@ interface ModuleHookState {
 }
 
 const STATE_KEY = stateKey('moduleHooks');
-const REQUIRE: PatchSite = { component: 'instrumentations', id: 'module-hooks.Module#require', otherwise: 'every require() goes through require-in-the-middle, and CommonJS packages imported from ES modules stay uninstrumented' };
-const LOAD: PatchSite = { component: 'instrumentations', id: 'module-hooks.Module#load', otherwise: 'instrumentations of packages loaded later are never loaded, and CommonJS packages imported from ES modules stay uninstrumented' };
+const REQUIRE: PatchSite = {
+  component: 'instrumentations',
+  id: 'module-hooks.Module#require',
+  otherwise: 'every require() goes through require-in-the-middle, and CommonJS packages imported from ES modules stay uninstrumented',
+};
+const LOAD: PatchSite = {
+  component: 'instrumentations',
+  id: 'module-hooks.Module#load',
+  otherwise: 'instrumentations of packages loaded later are never loaded, and CommonJS packages imported from ES modules stay uninstrumented',
+};
 
 /**
  * Every concern of tracehook that needs to see CommonJS modules load (the require gate, the lazily loaded
@@ -59,20 +67,24 @@ function Module(): { prototype: { require: RequireFn; load(this: CjsModule, file
 /** Wraps `Module.prototype.require` once (over whatever is there now); a no-op when tracehook's wrapper is in its chain. */
 function hookRequire(): void {
   const s = state();
-  wrap(Module().prototype, 'require', REQUIRE, (below) =>
-    function (this: unknown, id: string) {
-      const target = s.route?.(this, id) ?? below;
-      s.requiring = true;
-      let result: unknown;
-      try {
-        // Every argument passed on, as require-in-the-middle's own wrapper does.
-        result = Reflect.apply(target, this, arguments);
-      } finally {
-        s.requiring = false;
-      }
-      for (const callback of s.onReturn) callback();
-      return result;
-    },
+  wrap(
+    Module().prototype,
+    'require',
+    REQUIRE,
+    (below) =>
+      function (this: unknown, id: string) {
+        const target = s.route?.(this, id) ?? below;
+        s.requiring = true;
+        let result: unknown;
+        try {
+          // Every argument passed on, as require-in-the-middle's own wrapper does.
+          result = Reflect.apply(target, this, arguments);
+        } finally {
+          s.requiring = false;
+        }
+        for (const callback of s.onReturn) callback();
+        return result;
+      },
   );
 }
 
@@ -110,19 +122,23 @@ export function onModuleLoad(hook: LoadHook): void {
   hookRequire();
   const s = state();
   s.load.push(hook);
-  wrap(Module().prototype, 'load', LOAD, (load) =>
-    function (this: CjsModule, filename: string) {
-      const required = s.requiring;
-      s.requiring = false;
-      let after: Array<() => void> | undefined;
-      for (const each of s.load) {
-        const callback = each(this, filename, required);
-        if (callback !== undefined) (after ??= []).push(callback);
-      }
-      const result = Reflect.apply(load, this, arguments);
-      if (after !== undefined) for (const callback of after) callback();
-      return result;
-    },
+  wrap(
+    Module().prototype,
+    'load',
+    LOAD,
+    (load) =>
+      function (this: CjsModule, filename: string) {
+        const required = s.requiring;
+        s.requiring = false;
+        let after: Array<() => void> | undefined;
+        for (const each of s.load) {
+          const callback = each(this, filename, required);
+          if (callback !== undefined) (after ??= []).push(callback);
+        }
+        const result = Reflect.apply(load, this, arguments);
+        if (after !== undefined) for (const callback of after) callback();
+        return result;
+      },
   );
 }
 

@@ -121,12 +121,7 @@ export interface PatchSite {
  * `target` as it was.
  * @returns true when `target[name]` was wrapped by this call
  */
-export function wrap<T extends object, K extends keyof T & (string | symbol)>(
-  target: T | null | undefined,
-  name: K,
-  site: PatchSite,
-  wrapper: (original: T[K]) => T[K],
-): boolean {
+export function wrap<T extends object, K extends keyof T & (string | symbol)>(target: T | null | undefined, name: K, site: PatchSite, wrapper: (original: T[K]) => T[K]): boolean {
   const original = target == null ? undefined : (target as Record<K, unknown>)[name];
   if (typeof original !== 'function') {
     logDebug(site.component, `${site.id}: ${String(name)} not found (Node.js ${process.version}), not patched: ${site.otherwise}`);

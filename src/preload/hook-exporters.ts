@@ -34,26 +34,35 @@ export function watchHookExporters(provider: unknown): void {
     const exporter = spanProcessorExporterOf<SpanExporter>(p);
     if (exporter === undefined) continue;
     const entry: Watched = { processor: p, exporter, pending: 0, handed: 0 };
-    const wrapped = wrap(exporter as unknown as Record<string, (...args: unknown[]) => unknown>, 'export', SITE, (original) => function (this: unknown, spans: unknown, resultCallback: unknown) {
-      const n = Array.isArray(spans) ? spans.length : 0;
-      entry.handed += n;
-      entry.pending += n;
-      let called = false;
-      const settle = () => {
-        if (called) return;
-        called = true;
-        entry.pending -= n;
-      };
-      try {
-        return Reflect.apply(original, this, [spans, (result: ExportResult) => {
-          settle();
-          (resultCallback as (r: ExportResult) => void)(result);
-        }]);
-      } catch (err) {
-        settle();
-        throw err;
-      }
-    });
+    const wrapped = wrap(
+      exporter as unknown as Record<string, (...args: unknown[]) => unknown>,
+      'export',
+      SITE,
+      (original) =>
+        function (this: unknown, spans: unknown, resultCallback: unknown) {
+          const n = Array.isArray(spans) ? spans.length : 0;
+          entry.handed += n;
+          entry.pending += n;
+          let called = false;
+          const settle = () => {
+            if (called) return;
+            called = true;
+            entry.pending -= n;
+          };
+          try {
+            return Reflect.apply(original, this, [
+              spans,
+              (result: ExportResult) => {
+                settle();
+                (resultCallback as (r: ExportResult) => void)(result);
+              },
+            ]);
+          } catch (err) {
+            settle();
+            throw err;
+          }
+        },
+    );
     if (wrapped) watched.push(entry);
   }
 }
@@ -94,13 +103,16 @@ export function reportHookLosses(): void {
   tracingStats().hookUnflushed += lost;
   const why = [
     asyncExporter && `its exporter (${asyncExporter}) is asynchronous, and the process ending leaves no turn of the event loop for it to finish`,
-    neverHanded > 0 && (before.resourcePending ? 'they wait for resource attributes still pending (a resource detector that has not answered, such as the host detector\'s machine id)' : 'they were not handed to an exporter'),
+    neverHanded > 0 &&
+      (before.resourcePending
+        ? "they wait for resource attributes still pending (a resource detector that has not answered, such as the host detector's machine id)"
+        : 'they were not handed to an exporter'),
   ].filter(Boolean);
   const config = getConfig();
   const hook = config.startupHook ? `TRACEHOOK_STARTUP_HOOK=${config.startupHook}` : `TRACEHOOK_EXPORTER_IMPORT_PATH=${config.exporterImportPath ?? ''}`;
   logWarn(
     'exit',
     `${lost} span${lost === 1 ? '' : 's'} of the startup hook's own span processors (${hook}) may be lost: ${why.join('; ')}. ` +
-      "createOtlpSpanExporter() and FileSpanExporter from @tracehook/register/api finish at exit, process.exit() included",
+      'createOtlpSpanExporter() and FileSpanExporter from @tracehook/register/api finish at exit, process.exit() included',
   );
 }

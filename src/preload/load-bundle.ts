@@ -236,7 +236,10 @@ function readTrailer(file: Buffer): { data: Buffer; tags: ReadonlySet<string> } 
   const length = file.readUInt16LE(file.length - 3);
   const end = file.length - 3 - length;
   if (end < 1) return undefined;
-  const tags = file.toString('latin1', end, end + length).split(',').filter((t) => t !== '');
+  const tags = file
+    .toString('latin1', end, end + length)
+    .split(',')
+    .filter((t) => t !== '');
   return { data: file.subarray(0, end), tags: new Set(tags) };
 }
 

@@ -59,45 +59,65 @@ function patch(): SignalPatch {
   if (signalHandleListener() === undefined) logDebug('exit', "Node.js's stopListeningIfSignal is not found: the app removing its last signal listener may end the preload's signal handling");
   const visible = (list: Listener[]) => (state.hidden.size === 0 ? list : list.filter((l) => !state.hidden.has(l)));
   const { listeners, rawListeners, listenerCount, eventNames, emit } = process as unknown as Record<string, (...a: unknown[]) => unknown>;
-  define('listeners', () => function (this: unknown, type: unknown) {
-    return visible(Reflect.apply(listeners, this, [type]) as Listener[]);
-  });
-  define('rawListeners', () => function (this: unknown, type: unknown) {
-    return visible(Reflect.apply(rawListeners, this, [type]) as Listener[]);
-  });
-  define('listenerCount', () => function (this: unknown, type: unknown, listener?: unknown) {
-    const count = Reflect.apply(listenerCount, this, listener === undefined ? [type] : [type, listener]) as number;
-    if (state.removing > 0 || this !== process || listener !== undefined) return count;
-    const all = Reflect.apply(listeners, this, [type]) as Listener[];
-    return count - all.filter((l) => state.hidden.has(l)).length;
-  });
+  define(
+    'listeners',
+    () =>
+      function (this: unknown, type: unknown) {
+        return visible(Reflect.apply(listeners, this, [type]) as Listener[]);
+      },
+  );
+  define(
+    'rawListeners',
+    () =>
+      function (this: unknown, type: unknown) {
+        return visible(Reflect.apply(rawListeners, this, [type]) as Listener[]);
+      },
+  );
+  define(
+    'listenerCount',
+    () =>
+      function (this: unknown, type: unknown, listener?: unknown) {
+        const count = Reflect.apply(listenerCount, this, listener === undefined ? [type] : [type, listener]) as number;
+        if (state.removing > 0 || this !== process || listener !== undefined) return count;
+        const all = Reflect.apply(listeners, this, [type]) as Listener[];
+        return count - all.filter((l) => state.hidden.has(l)).length;
+      },
+  );
   // Untraced, a name is listed in the order its first listener was added; the preload's hidden
   // listeners made the signal names first, so names are listed by when the app's first came.
   const order = (n: string | symbol) => state.created.get(n) ?? -1;
-  define('eventNames', () => function (this: unknown) {
-    const names = Reflect.apply(eventNames, this, []) as (string | symbol)[];
-    if (this !== process) return names;
-    return names.filter((n) => (process.listeners(n as NodeJS.Signals) as Listener[]).length > 0).sort((a, b) => order(a) - order(b));
-  });
+  define(
+    'eventNames',
+    () =>
+      function (this: unknown) {
+        const names = Reflect.apply(eventNames, this, []) as (string | symbol)[];
+        if (this !== process) return names;
+        return names.filter((n) => (process.listeners(n as NodeJS.Signals) as Listener[]).length > 0).sort((a, b) => order(a) - order(b));
+      },
+  );
   // process.emit carries every IPC message and warning: no rest/spread arrays per call.
-  define('emit', () => function (this: unknown, type: unknown, name?: unknown, listener?: unknown) {
-    if (type === 'newListener' && this === process && !state.hidden.has(listener as Listener)) {
-      const before = process.listeners(name as NodeJS.Signals).length;
-      if (before === 0) state.created.set(name as string, ++state.seq);
-      // The app's second listener: the first keeps Node listening, so ours steps out and the app's count is exact.
-      else stepAside(state, name as string);
-    }
-    const handlers = this === process && typeof type === 'string' ? state.handlers.get(type) : undefined;
-    if (handlers !== undefined) runHandlers(handlers, type as string, name, listener);
-    if (type !== 'removeListener') return Reflect.apply(emit, this, arguments);
-    state.removing++;
-    try {
-      return Reflect.apply(emit, this, arguments);
-    } finally {
-      state.removing--;
-      if (this === process && !state.hidden.has(listener as Listener)) stepIn(state, name as string);
-    }
-  });
+  define(
+    'emit',
+    () =>
+      function (this: unknown, type: unknown, name?: unknown, listener?: unknown) {
+        if (type === 'newListener' && this === process && !state.hidden.has(listener as Listener)) {
+          const before = process.listeners(name as NodeJS.Signals).length;
+          if (before === 0) state.created.set(name as string, ++state.seq);
+          // The app's second listener: the first keeps Node listening, so ours steps out and the app's count is exact.
+          else stepAside(state, name as string);
+        }
+        const handlers = this === process && typeof type === 'string' ? state.handlers.get(type) : undefined;
+        if (handlers !== undefined) runHandlers(handlers, type as string, name, listener);
+        if (type !== 'removeListener') return Reflect.apply(emit, this, arguments);
+        state.removing++;
+        try {
+          return Reflect.apply(emit, this, arguments);
+        } finally {
+          state.removing--;
+          if (this === process && !state.hidden.has(listener as Listener)) stepIn(state, name as string);
+        }
+      },
+  );
   return state;
 }
 
@@ -198,15 +218,19 @@ export function exitSignalOf(signal: unknown): ExitSignal | undefined {
  */
 export function patchSelfKill(beforeKill: (signal: ExitSignal) => void): void {
   if (isPatched(process.kill, 'signals.process.kill')) return;
-  define('kill', (original) => function kill(this: unknown, pid: number, signal?: string | number): true {
-    const sig = Number(pid) === process.pid ? exitSignalOf(signal) : undefined;
-    if (sig !== undefined && appSignalListeners(sig) === 0) {
-      try {
-        beforeKill(sig);
-      } catch (err) {
-        logDebug('exit', `before ${sig}: ${(err as Error)?.message ?? err}`);
-      }
-    }
-    return Reflect.apply(original, this, [pid, signal]) as true;
-  });
+  define(
+    'kill',
+    (original) =>
+      function kill(this: unknown, pid: number, signal?: string | number): true {
+        const sig = Number(pid) === process.pid ? exitSignalOf(signal) : undefined;
+        if (sig !== undefined && appSignalListeners(sig) === 0) {
+          try {
+            beforeKill(sig);
+          } catch (err) {
+            logDebug('exit', `before ${sig}: ${(err as Error)?.message ?? err}`);
+          }
+        }
+        return Reflect.apply(original, this, [pid, signal]) as true;
+      },
+  );
 }

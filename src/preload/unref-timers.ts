@@ -17,11 +17,17 @@ const SET_TIMEOUT_SITE = { component: 'exit', id: 'unref-timers.setTimeout', oth
  */
 export function withUnrefTimers<T>(fn: () => T): T {
   // Inside an outer call the global is already swapped: nothing to do, nothing to restore.
-  const swapped = wrap(globalThis, 'setTimeout', SET_TIMEOUT_SITE, (original) => function setTimeout(this: unknown, ...args: Parameters<typeof original>) {
-    const timer = Reflect.apply(original, this, args) as ReturnType<typeof original>;
-    (timer as { unref?: () => void }).unref?.();
-    return timer;
-  } as typeof original);
+  const swapped = wrap(
+    globalThis,
+    'setTimeout',
+    SET_TIMEOUT_SITE,
+    (original) =>
+      function setTimeout(this: unknown, ...args: Parameters<typeof original>) {
+        const timer = Reflect.apply(original, this, args) as ReturnType<typeof original>;
+        (timer as { unref?: () => void }).unref?.();
+        return timer;
+      } as typeof original,
+  );
   try {
     return fn();
   } finally {
@@ -39,9 +45,15 @@ export function unrefTimersOf(target: unknown, method: string, what: string): bo
   const object = target as Record<string, (...args: unknown[]) => unknown> | undefined;
   const site = { component: 'exit', id: `unref-timers.${method}`, otherwise: `${what}'s timers may keep the process alive until they fire` };
   if (typeof object?.[method] === 'function' && isPatched(object[method], site.id)) return true;
-  return wrap(object, method, site, (original) => function (this: unknown, ...args: unknown[]) {
-    return withUnrefTimers(() => Reflect.apply(original, this, args));
-  });
+  return wrap(
+    object,
+    method,
+    site,
+    (original) =>
+      function (this: unknown, ...args: unknown[]) {
+        return withUnrefTimers(() => Reflect.apply(original, this, args));
+      },
+  );
 }
 
 /**
@@ -50,7 +62,7 @@ export function unrefTimersOf(target: unknown, method: string, what: string): bo
  */
 export function spanProcessorsOf(provider: unknown): unknown[] {
   const list = spanProcessorListOf(provider);
-  if (list === undefined) logDebug('exit', 'the TracerProvider does not list its span processors where the SDK keeps them; export timers stay ref\'d');
+  if (list === undefined) logDebug('exit', "the TracerProvider does not list its span processors where the SDK keeps them; export timers stay ref'd");
   return list ?? [];
 }
 

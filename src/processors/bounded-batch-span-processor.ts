@@ -139,7 +139,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     const count = this.queue.length - this.head;
     if (this.queuedBytes + this.exportingBytes + bytes > this.options.maxQueueBytes || count >= (this.options.maxQueueSize ?? Infinity)) {
       stats.dropped.queueFull++;
-      const bound = count >= (this.options.maxQueueSize ?? Infinity) ? `${this.options.maxQueueSize} spans (OTEL_BSP_MAX_QUEUE_SIZE)` : `${this.options.maxQueueBytes} bytes (TRACEHOOK_MAX_QUEUE_BYTES)`;
+      const bound =
+        count >= (this.options.maxQueueSize ?? Infinity) ? `${this.options.maxQueueSize} spans (OTEL_BSP_MAX_QUEUE_SIZE)` : `${this.options.maxQueueBytes} bytes (TRACEHOOK_MAX_QUEUE_BYTES)`;
       warnOnce('span-queue', 'queue-full', `the span queue is at its bound of ${bound}: ended spans are dropped and counted until the exporter catches up`);
       return;
     }
@@ -242,7 +243,10 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.exportingBytes += bytes;
 
     let settled = false;
-    const timer = setTimeout(() => done({ code: ExportResultCode.FAILED, error: new Error(`export timed out after ${this.options.exportTimeoutMillis} ms (OTEL_BSP_EXPORT_TIMEOUT)`) }), this.options.exportTimeoutMillis).unref();
+    const timer = setTimeout(
+      () => done({ code: ExportResultCode.FAILED, error: new Error(`export timed out after ${this.options.exportTimeoutMillis} ms (OTEL_BSP_EXPORT_TIMEOUT)`) }),
+      this.options.exportTimeoutMillis,
+    ).unref();
     const done = (result: ExportResult) => {
       if (settled) return;
       settled = true;
@@ -293,7 +297,11 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private countRejected(rejected: number, spans: number, errorMessage: string): void {
     tracingStats().dropped.rejected += rejected;
     const why = errorMessage ? printable(errorMessage) : 'no reason given';
-    warnOnce('exporter', `rejected:${this.options.destination}:${problemOf(why)}`, `${this.options.destination} rejected ${rejected} of ${spans} spans (OTLP partial success): ${why}; those spans are dropped and counted`);
+    warnOnce(
+      'exporter',
+      `rejected:${this.options.destination}:${problemOf(why)}`,
+      `${this.options.destination} rejected ${rejected} of ${spans} spans (OTLP partial success): ${why}; those spans are dropped and counted`,
+    );
   }
 }
 

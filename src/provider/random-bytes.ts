@@ -23,7 +23,7 @@ function fromDevice(target: Buffer): boolean {
   let fd = -1;
   try {
     fd = fs.openSync('/dev/urandom', 'r');
-    for (let filled = 0; filled < target.length; ) {
+    for (let filled = 0; filled < target.length;) {
       const n = fs.readSync(fd, target, filled, target.length - filled, null);
       if (n <= 0) throw new Error('short read');
       filled += n;

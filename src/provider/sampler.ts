@@ -1,10 +1,5 @@
 import type { Sampler } from '@opentelemetry/sdk-trace-base';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import type { TracehookConfig } from '../config/environment.js';
 
 /**

@@ -38,10 +38,7 @@ export function registerTracerProvider(options: TracerProviderOptions = {}): Bas
     resource: options.resource ?? createResource(config),
     spanProcessors: [new OpenSpanProcessor(), new DbSpanProcessor(), ...(options.spanProcessors ?? [])],
   };
-  const provider =
-    config.tracer === 'lean'
-      ? new LeanTracerProvider({ ...providerConfig, idGenerator: new PooledIdGenerator() })
-      : new BasicTracerProvider(providerConfig);
+  const provider = config.tracer === 'lean' ? new LeanTracerProvider({ ...providerConfig, idGenerator: new PooledIdGenerator() }) : new BasicTracerProvider(providerConfig);
   trace.setGlobalTracerProvider(provider);
   flushOpenSpansWith(() => provider.forceFlush());
   return provider;

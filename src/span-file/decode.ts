@@ -9,15 +9,7 @@ import { toAttributes } from './any-value';
 import { readSpanFileLines, tooLongReason } from './line-reader';
 import { arrayOrEmpty, type RawObject } from './raw-json';
 import { findSpanFiles } from './span-files';
-import type {
-  DecodedEvent,
-  DecodedLink,
-  DecodedSpan,
-  SkippedLine,
-  SpanKindName,
-  SpanReadResult,
-  StatusCodeName,
-} from './types';
+import type { DecodedEvent, DecodedLink, DecodedSpan, SkippedLine, SpanKindName, SpanReadResult, StatusCodeName } from './types';
 
 export type * from './types';
 
@@ -265,7 +257,6 @@ function decodeNanos(raw: unknown): bigint | undefined {
     const digits = /^0*(\d{0,20})$/.exec(raw);
     if (!digits) return undefined;
     nanos = BigInt(digits[1] || '0');
-  }
-  else if (typeof raw === 'number' && Number.isFinite(raw)) nanos = BigInt(Math.trunc(raw));
+  } else if (typeof raw === 'number' && Number.isFinite(raw)) nanos = BigInt(Math.trunc(raw));
   return nanos >= 0n && nanos <= MAX_UNIX_NANO ? nanos : undefined;
 }

@@ -32,9 +32,7 @@ export function spanDetail(span: DecodedSpan): string {
   const method = a['http.request.method'] ?? a['http.method'];
   if (method === undefined) return '';
   const target =
-    span.kind === 'CLIENT'
-      ? a['url.full'] ?? a['http.url']
-      : a['http.target'] ?? (a['url.path'] === undefined ? undefined : `${a['url.path']}${a['url.query'] ? `?${a['url.query']}` : ''}`);
+    span.kind === 'CLIENT' ? (a['url.full'] ?? a['http.url']) : (a['http.target'] ?? (a['url.path'] === undefined ? undefined : `${a['url.path']}${a['url.query'] ? `?${a['url.query']}` : ''}`));
   const status = a['http.response.status_code'] ?? a['http.status_code'];
   return [method, target, status === undefined ? undefined : `→ ${status}`].filter((p) => p !== undefined).join(' ');
 }
@@ -49,9 +47,11 @@ export function formatMs(ms: number): string {
  * and maps as JSON with those rules inside.
  */
 export function formatValue(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => {
-    if (typeof v === 'bigint') return v.toString();
-    if (v instanceof Uint8Array) return `base64:${Buffer.from(v).toString('base64')}`;
-    return v === undefined ? null : v;
-  }) ?? 'null';
+  return (
+    JSON.stringify(value, (_key, v) => {
+      if (typeof v === 'bigint') return v.toString();
+      if (v instanceof Uint8Array) return `base64:${Buffer.from(v).toString('base64')}`;
+      return v === undefined ? null : v;
+    }) ?? 'null'
+  );
 }

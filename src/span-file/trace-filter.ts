@@ -55,7 +55,10 @@ export function matchesTraceFilter(trace: FilterableTrace, filter: TraceFilter):
 
 /** A glob as an anchored RegExp: `*` any run of characters, `?` one, everything else literal. */
 export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, 's');
 }
 

@@ -17,15 +17,7 @@ export type StatusCodeName = 'UNSET' | 'OK' | 'ERROR';
  * safe integer and a `bigint` otherwise; `bytesValue` (base64 in OTLP/JSON) becomes a `Uint8Array`;
  * `arrayValue` an array; `kvlistValue` a plain object; an empty `AnyValue` `undefined`.
  */
-export type AttributeValue =
-  | string
-  | number
-  | bigint
-  | boolean
-  | Uint8Array
-  | undefined
-  | AttributeValue[]
-  | { [key: string]: AttributeValue };
+export type AttributeValue = string | number | bigint | boolean | Uint8Array | undefined | AttributeValue[] | { [key: string]: AttributeValue };
 
 /** Attributes as a plain object, keys as in the file. */
 export type Attributes = Record<string, AttributeValue>;

@@ -7,7 +7,18 @@ import { injectToCarrier } from '../propagation/carrier-record.js';
 import { ENV_CARRIER_FIELDS, envCarrier, envVariableName } from '../propagation/env-carrier.js';
 import type { MessagingSystem } from './messaging-spans.js';
 import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
-import { appendNodeOption, IPC_ENTRY, isNodeExecutable, nodeOptionsWithAbsolutePreload, nodeOptionsWithPreload, optionsEnd, preloadKinds, runsOwnScript, scriptOf, withAbsolutePreload } from './preload-flags.js';
+import {
+  appendNodeOption,
+  IPC_ENTRY,
+  isNodeExecutable,
+  nodeOptionsWithAbsolutePreload,
+  nodeOptionsWithPreload,
+  optionsEnd,
+  preloadKinds,
+  runsOwnScript,
+  scriptOf,
+  withAbsolutePreload,
+} from './preload-flags.js';
 import type { EarlyIpcState, IpcCarrierMessage } from './protocol.js';
 import { EARLY_IPC_KEY, IPC_CMD, IPC_SECRET_VARIABLE, isInternalIpcMessage, isIpcCarrier, newChannelSecret, PROTOCOL_VERSION } from './protocol.js';
 
@@ -24,7 +35,7 @@ import { EARLY_IPC_KEY, IPC_CMD, IPC_SECRET_VARIABLE, isInternalIpcMessage, isIp
  */
 
 const INSTRUMENTED = Symbol('tracehook.ipc');
-const SPAWN_SITE = { component: 'workers', id: 'child_process.ChildProcess#spawn', otherwise: "child processes start without the preload or the trace" };
+const SPAWN_SITE = { component: 'workers', id: 'child_process.ChildProcess#spawn', otherwise: 'child processes start without the preload or the trace' };
 
 /** `TRACEPARENT` this process was started with: a child env holding it inherited it, it was not set by the app. */
 let inheritedTraceparent: string | undefined;
@@ -100,31 +111,43 @@ export function installChildProcessParent(): void {
   if (isPatched(proto.spawn, SPAWN_SITE.id)) return;
   inheritedTraceparent = envCarrier(process.env).get('traceparent');
 
-  wrap(proto, 'spawn', SPAWN_SITE, (spawn) => function spawnWithPreloadAndTrace(this: ChildProcessLike, options: SpawnOptions) {
-    let plan: SpawnPlan | undefined;
-    try {
-      plan = planSpawn(options);
-    } catch (err) {
-      logDebug('workers', `child process left uninstrumented: ${(err as Error)?.message ?? err}`);
-    }
-    const result = spawn.call(this, plan?.options ?? options);
-    // Only a Node.js child routes NODE_-prefixed messages away from its 'message' listeners.
-    // The channel's own secret (see IPC_SECRET_VARIABLE); a fresh one when the child was not given any.
-    if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination, plan.ipcSecret ?? newChannelSecret());
-    return result;
-  });
+  wrap(
+    proto,
+    'spawn',
+    SPAWN_SITE,
+    (spawn) =>
+      function spawnWithPreloadAndTrace(this: ChildProcessLike, options: SpawnOptions) {
+        let plan: SpawnPlan | undefined;
+        try {
+          plan = planSpawn(options);
+        } catch (err) {
+          logDebug('workers', `child process left uninstrumented: ${(err as Error)?.message ?? err}`);
+        }
+        const result = spawn.call(this, plan?.options ?? options);
+        // Only a Node.js child routes NODE_-prefixed messages away from its 'message' listeners.
+        // The channel's own secret (see IPC_SECRET_VARIABLE); a fresh one when the child was not given any.
+        if (plan?.runsNode && typeof this.send === 'function') instrumentIpc(this, plan.system, plan.destination, plan.ipcSecret ?? newChannelSecret());
+        return result;
+      },
+  );
 
   for (const name of ['spawnSync', 'execFileSync', 'execSync'] as const) {
     const site = { component: 'workers', id: `child_process.${name}`, otherwise: `${name} children start without the preload or the trace` };
-    wrap(cp as Record<string, unknown>, name, site, (original) => function withChildEnvironment(this: unknown, ...args: unknown[]) {
-      let changed = args;
-      try {
-        changed = withChildEnv(name, args);
-      } catch {
-        // as the app called it
-      }
-      return (original as (...a: unknown[]) => unknown).apply(this, changed);
-    });
+    wrap(
+      cp as Record<string, unknown>,
+      name,
+      site,
+      (original) =>
+        function withChildEnvironment(this: unknown, ...args: unknown[]) {
+          let changed = args;
+          try {
+            changed = withChildEnv(name, args);
+          } catch {
+            // as the app called it
+          }
+          return (original as (...a: unknown[]) => unknown).apply(this, changed);
+        },
+    );
   }
 }
 
@@ -239,52 +262,64 @@ function instrumentIpc(target: ChildProcessLike, system: MessagingSystem, destin
 
   const ipc = target as unknown as { send: Send; emit: Emit };
   const sendSite = { component: 'workers', id: 'ipc.send', otherwise: 'IPC messages carry no trace' };
-  wrap(ipc, 'send', sendSite, (send) => function (this: unknown, message: unknown, ...rest: unknown[]) {
-    if (isInternalIpcMessage(message)) return send.call(this, message, ...rest);
-    const seq = state.sent + 1;
-    const outgoing = startSend(system, destination, 'send');
-    if (outgoing !== undefined) {
-      // A callback, so that a closed channel reports through the app's own send, not twice.
-      const carrierMessage: IpcCarrierMessage = { cmd: IPC_CMD, v: PROTOCOL_VERSION, secret, seq, carrier: outgoing.carrier, id: outgoing.id };
-      try {
-        send.call(this, carrierMessage, noop);
-      } catch {
-        // the user's send below reports the same failure
-      }
-    }
-    let result: boolean;
-    try {
-      result = send.call(this, message, ...rest);
-    } catch (err) {
-      if (outgoing !== undefined) {
-        try {
-          send.call(this, { cmd: IPC_CMD, v: PROTOCOL_VERSION, secret, seq, cancel: true }, noop);
-        } catch {
-          // the channel is gone: so is the carrier
+  wrap(
+    ipc,
+    'send',
+    sendSite,
+    (send) =>
+      function (this: unknown, message: unknown, ...rest: unknown[]) {
+        if (isInternalIpcMessage(message)) return send.call(this, message, ...rest);
+        const seq = state.sent + 1;
+        const outgoing = startSend(system, destination, 'send');
+        if (outgoing !== undefined) {
+          // A callback, so that a closed channel reports through the app's own send, not twice.
+          const carrierMessage: IpcCarrierMessage = { cmd: IPC_CMD, v: PROTOCOL_VERSION, secret, seq, carrier: outgoing.carrier, id: outgoing.id };
+          try {
+            send.call(this, carrierMessage, noop);
+          } catch {
+            // the user's send below reports the same failure
+          }
         }
-        endSend(outgoing, err);
-      }
-      throw err;
-    }
-    state.sent = seq;
-    if (outgoing !== undefined) endSend(outgoing);
-    return result;
-  });
+        let result: boolean;
+        try {
+          result = send.call(this, message, ...rest);
+        } catch (err) {
+          if (outgoing !== undefined) {
+            try {
+              send.call(this, { cmd: IPC_CMD, v: PROTOCOL_VERSION, secret, seq, cancel: true }, noop);
+            } catch {
+              // the channel is gone: so is the carrier
+            }
+            endSend(outgoing, err);
+          }
+          throw err;
+        }
+        state.sent = seq;
+        if (outgoing !== undefined) endSend(outgoing);
+        return result;
+      },
+  );
 
   const emitSite = { component: 'workers', id: 'ipc.emit', otherwise: "IPC messages run outside the sender's trace" };
-  wrap(ipc, 'emit', emitSite, (emit) => function (this: unknown, event: string | symbol, ...args: unknown[]) {
-    if (event === INTERNAL_MESSAGE_EVENT) {
-      const message = args[0];
-      if (isIpcCarrier(message, secret)) receiveCarrier(state, message);
-      return emit.call(this, event, ...args);
-    }
-    if (event !== 'message') return emit.call(this, event, ...args);
-    const seq = ++state.received;
-    const carried = state.carriers.get(seq);
-    if (carried === undefined) return runFresh(() => emit.call(this, event, ...args));
-    state.carriers.delete(seq);
-    return runProcess(system, destination, 'message', carried.carrier, carried.id, () => emit.call(this, event, ...args));
-  });
+  wrap(
+    ipc,
+    'emit',
+    emitSite,
+    (emit) =>
+      function (this: unknown, event: string | symbol, ...args: unknown[]) {
+        if (event === INTERNAL_MESSAGE_EVENT) {
+          const message = args[0];
+          if (isIpcCarrier(message, secret)) receiveCarrier(state, message);
+          return emit.call(this, event, ...args);
+        }
+        if (event !== 'message') return emit.call(this, event, ...args);
+        const seq = ++state.received;
+        const carried = state.carriers.get(seq);
+        if (carried === undefined) return runFresh(() => emit.call(this, event, ...args));
+        state.carriers.delete(seq);
+        return runProcess(system, destination, 'message', carried.carrier, carried.id, () => emit.call(this, event, ...args));
+      },
+  );
 }
 
 function receiveCarrier(state: IpcState, message: IpcCarrierMessage): void {

@@ -21,18 +21,24 @@ function install(): void {
   const state: EarlyIpcState = { secret, carriers: new Map(), received: 0, adopted: false };
   g[EARLY_IPC_KEY] = state;
   const site = { component: 'workers', id: 'ipc-entry.process.emit', otherwise: 'IPC carriers that arrive before the preload listens are lost' };
-  wrap(process, 'emit', site, (emit) => function (this: unknown, event: string | symbol, ...args: unknown[]) {
-    if (!state.adopted) {
-      const message = args[0];
-      if (event === INTERNAL_MESSAGE_EVENT && isIpcCarrier(message, secret)) {
-        if (message.cancel) state.carriers.delete(message.seq);
-        else state.carriers.set(message.seq, message);
-      } else if (event === 'message') {
-        state.received++;
-      }
-    }
-    return Reflect.apply(emit, this, [event, ...args]);
-  } as typeof process.emit);
+  wrap(
+    process,
+    'emit',
+    site,
+    (emit) =>
+      function (this: unknown, event: string | symbol, ...args: unknown[]) {
+        if (!state.adopted) {
+          const message = args[0];
+          if (event === INTERNAL_MESSAGE_EVENT && isIpcCarrier(message, secret)) {
+            if (message.cancel) state.carriers.delete(message.seq);
+            else state.carriers.set(message.seq, message);
+          } else if (event === 'message') {
+            state.received++;
+          }
+        }
+        return Reflect.apply(emit, this, [event, ...args]);
+      } as typeof process.emit,
+  );
 }
 
 install();

@@ -107,11 +107,7 @@ export function startSend(system: MessagingSystem, destination: string | undefin
       const carrier = carrierOf(parent, active);
       return carrier === undefined ? undefined : { span: trace.wrapSpanContext(parent), carrier, id };
     }
-    const span = messagingTracer().startSpan(
-      `${LABELS[system]} send`,
-      { kind: SpanKind.PRODUCER, attributes: attributes(system, 'send', operation, destination, id) },
-      active,
-    );
+    const span = messagingTracer().startSpan(`${LABELS[system]} send`, { kind: SpanKind.PRODUCER, attributes: attributes(system, 'send', operation, destination, id) }, active);
     const carrier = carrierOf(span.spanContext(), active, span);
     if (carrier === undefined) {
       endSpan(span);
@@ -145,11 +141,7 @@ export function startProcess(system: MessagingSystem, destination: string | unde
   try {
     const parent = typeof carrier === 'string' ? contextOfTraceparent(carrier) : contextFromCarrier(carrier, ROOT_CONTEXT);
     if (!spansEnabled) return { span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), context: parent };
-    const span = messagingTracer().startSpan(
-      `${LABELS[system]} process`,
-      { kind: SpanKind.CONSUMER, attributes: attributes(system, 'process', operation, destination, id) },
-      parent,
-    );
+    const span = messagingTracer().startSpan(`${LABELS[system]} process`, { kind: SpanKind.CONSUMER, attributes: attributes(system, 'process', operation, destination, id) }, parent);
     return { span, context: trace.setSpan(parent, span) };
   } catch {
     return { span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), context: ROOT_CONTEXT };

@@ -38,32 +38,44 @@ let armed: { taskId: unknown; value: PoolTaskCarrier } | undefined;
 export function installPoolMain(): void {
   const asyncHooks = require('node:async_hooks') as typeof import('node:async_hooks');
   if (isPatched(asyncHooks.AsyncResource, ASYNC_RESOURCE_SITE.id)) return;
-  wrap(asyncHooks, 'AsyncResource', ASYNC_RESOURCE_SITE, (Original) => class AsyncResource extends Original {
-    constructor(type: string, options?: ConstructorParameters<typeof Original>[1]) {
-      super(type, options);
-      const pool = poolOfTaskType(type);
-      if (pool !== undefined) onTaskCreated(this as TaskInfoLike, pool, new.target.prototype as unknown as Record<PropertyKey, unknown>);
-    }
+  wrap(
+    asyncHooks,
+    'AsyncResource',
+    ASYNC_RESOURCE_SITE,
+    (Original) =>
+      class AsyncResource extends Original {
+        constructor(type: string, options?: ConstructorParameters<typeof Original>[1]) {
+          super(type, options);
+          const pool = poolOfTaskType(type);
+          if (pool !== undefined) onTaskCreated(this as TaskInfoLike, pool, new.target.prototype as unknown as Record<PropertyKey, unknown>);
+        }
 
-    // Resources made by Node itself with the original class stay `instanceof AsyncResource`;
-    // subclasses (the pools' TaskInfo) keep the ordinary check.
-    static override [Symbol.hasInstance](value: unknown): boolean {
-      return this === AsyncResource ? value instanceof Original : Function.prototype[Symbol.hasInstance].call(this, value);
-    }
-  });
+        // Resources made by Node itself with the original class stay `instanceof AsyncResource`;
+        // subclasses (the pools' TaskInfo) keep the ordinary check.
+        static override [Symbol.hasInstance](value: unknown): boolean {
+          return this === AsyncResource ? value instanceof Original : Function.prototype[Symbol.hasInstance].call(this, value);
+        }
+      },
+  );
 }
 
 /** Installs the carrier on pools' task messages; needs node:worker_threads, so called once it is loaded. Idempotent. */
 export function installPoolPorts(): void {
   const { MessagePort } = require('node:worker_threads') as typeof import('node:worker_threads');
   const postSite = { component: 'workers', id: 'pools.MessagePort#postMessage', otherwise: "pool tasks reach their worker without the caller's trace" };
-  wrap(MessagePort.prototype, 'postMessage', postSite, (post) => function postMessage(this: unknown, message: unknown, transfer?: unknown) {
-    if (armed !== undefined && typeof message === 'object' && message !== null && (message as { taskId?: unknown }).taskId === armed.taskId) {
-      (message as Record<string, unknown>)[POOL_CARRIER_KEY] = armed.value;
-      armed = undefined;
-    }
-    return post.call(this, message, transfer as never);
-  });
+  wrap(
+    MessagePort.prototype,
+    'postMessage',
+    postSite,
+    (post) =>
+      function postMessage(this: unknown, message: unknown, transfer?: unknown) {
+        if (armed !== undefined && typeof message === 'object' && message !== null && (message as { taskId?: unknown }).taskId === armed.taskId) {
+          (message as Record<string, unknown>)[POOL_CARRIER_KEY] = armed.value;
+          armed = undefined;
+        }
+        return post.call(this, message, transfer as never);
+      },
+  );
 }
 
 function onTaskCreated(task: TaskInfoLike, pool: PoolName, prototype: Record<PropertyKey, unknown>): void {
@@ -77,30 +89,42 @@ function onTaskCreated(task: TaskInfoLike, pool: PoolName, prototype: Record<Pro
 function patchTaskInfo(prototype: Record<PropertyKey, unknown>): void {
   Object.defineProperty(prototype, PATCHED, { value: true });
   const releaseSite = { component: 'workers', id: 'pools.TaskInfo#releaseTask', otherwise: 'pool tasks reach their worker without a carrier' };
-  wrap(prototype, 'releaseTask', releaseSite, (release) => function releaseTask(this: TaskInfoLike) {
-    const outgoing = this[PRODUCER];
-    if (outgoing !== undefined) {
-      this[PRODUCER] = undefined;
-      try {
-        if (typeof this.filename === 'string') outgoing.span.setAttribute('messaging.destination.name', this.filename);
-      } catch {
-        // an attribute is not worth failing the hand-over
-      }
-      armed = { taskId: this.taskId, value: { secret: CHANNEL_SECRET, carrier: outgoing.carrier, id: outgoing.id } };
-      endSpan(outgoing.span);
-    } else {
-      armed = undefined;
-    }
-    return (release as (...args: unknown[]) => unknown).apply(this, arguments as unknown as unknown[]);
-  });
+  wrap(
+    prototype,
+    'releaseTask',
+    releaseSite,
+    (release) =>
+      function releaseTask(this: TaskInfoLike) {
+        const outgoing = this[PRODUCER];
+        if (outgoing !== undefined) {
+          this[PRODUCER] = undefined;
+          try {
+            if (typeof this.filename === 'string') outgoing.span.setAttribute('messaging.destination.name', this.filename);
+          } catch {
+            // an attribute is not worth failing the hand-over
+          }
+          armed = { taskId: this.taskId, value: { secret: CHANNEL_SECRET, carrier: outgoing.carrier, id: outgoing.id } };
+          endSpan(outgoing.span);
+        } else {
+          armed = undefined;
+        }
+        return (release as (...args: unknown[]) => unknown).apply(this, arguments as unknown as unknown[]);
+      },
+  );
   const doneSite = { component: 'workers', id: 'pools.TaskInfo#done', otherwise: 'a task that never reached a worker keeps its PRODUCER span open' };
-  wrap(prototype, 'done', doneSite, (done) => function endProducerSpanThenDone(this: TaskInfoLike, err: unknown) {
-    const outgoing = this[PRODUCER];
-    if (outgoing !== undefined) {
-      this[PRODUCER] = undefined;
-      if (err !== null && err !== undefined) markSpanError(outgoing.span, err);
-      endSpan(outgoing.span);
-    }
-    return (done as (...args: unknown[]) => unknown).apply(this, arguments as unknown as unknown[]);
-  });
+  wrap(
+    prototype,
+    'done',
+    doneSite,
+    (done) =>
+      function endProducerSpanThenDone(this: TaskInfoLike, err: unknown) {
+        const outgoing = this[PRODUCER];
+        if (outgoing !== undefined) {
+          this[PRODUCER] = undefined;
+          if (err !== null && err !== undefined) markSpanError(outgoing.span, err);
+          endSpan(outgoing.span);
+        }
+        return (done as (...args: unknown[]) => unknown).apply(this, arguments as unknown as unknown[]);
+      },
+  );
 }

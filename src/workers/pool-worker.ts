@@ -57,47 +57,59 @@ export function installPoolWorker(pool: PoolName, secret: string, control: Int32
   state = { pool, secret, control, running: new Map(), dirty: false, cheapFlush };
   const wt = require('node:worker_threads') as typeof import('node:worker_threads');
   const receiveSite = { component: 'workers', id: 'pool-worker.receiveMessageOnPort', otherwise: "pool tasks run outside their caller's trace" };
-  wrap(wt, 'receiveMessageOnPort', receiveSite, (receive) => function receiveMessageOnPort(port: unknown) {
-    const received = receive(port as never);
-    if (received !== undefined && taskPorts.has(port as object) && isPoolTaskMessage(received.message)) {
-      const incoming = begin(received.message);
-      if (incoming !== undefined) enterContext(incoming.context);
-      else if (context.active() !== ROOT_CONTEXT) enterContext(ROOT_CONTEXT);
-    }
-    return received;
-  } as typeof receive);
+  wrap(
+    wt,
+    'receiveMessageOnPort',
+    receiveSite,
+    (receive) =>
+      function receiveMessageOnPort(port: unknown) {
+        const received = receive(port as never);
+        if (received !== undefined && taskPorts.has(port as object) && isPoolTaskMessage(received.message)) {
+          const incoming = begin(received.message);
+          if (incoming !== undefined) enterContext(incoming.context);
+          else if (context.active() !== ROOT_CONTEXT) enterContext(ROOT_CONTEXT);
+        }
+        return received;
+      } as typeof receive,
+  );
 
   const waitSite = { component: 'workers', id: 'pool-worker.Atomics.wait', otherwise: 'a parked pool worker neither flushes nor answers flush requests' };
-  wrap(Atomics, 'wait', waitSite, (wait) => function waitFlushingEndedSpans(typedArray: Int32Array, index: number, value: number, timeout?: number) {
-    let parks = false;
-    try {
-      parks = state !== undefined && Atomics.load(typedArray, index) === value;
-    } catch {
-      // Invalid arguments: the original call below throws what it always threw.
-    }
-    if (!parks) return Reflect.apply(wait, Atomics, arguments);
-    let left = timeout === undefined || Number.isNaN(Number(timeout)) ? Infinity : Number(timeout);
-    // Parked with ended spans: wait in slices, so that a flush request (terminate(), the process's
-    // exit) is served within a slice, and span files are written once idle for a slice. Not at
-    // every park: a busy worker parks between all its tasks, and a flush per task would cost more
-    // than the task (span files are also written whenever a full line is waiting).
-    while (state!.dirty || unflushedSpans() > 0) {
-      const slice = Math.min(left, IDLE_FLUSH_MS);
-      const result = wait(typedArray, index, value, slice);
-      if (result !== 'timed-out' || left <= slice) return result;
-      left -= slice;
-      if (state!.cheapFlush || flushRequested()) {
-        state!.dirty = false;
-        flushSpansNow();
-      }
-    }
-    markIdle();
-    try {
-      return left === Infinity ? wait(typedArray, index, value) : wait(typedArray, index, value, left);
-    } finally {
-      if (state?.control !== undefined) Atomics.store(state.control, CONTROL.IDLE, 0);
-    }
-  } as typeof Atomics.wait);
+  wrap(
+    Atomics,
+    'wait',
+    waitSite,
+    (wait) =>
+      function waitFlushingEndedSpans(typedArray: Int32Array, index: number, value: number, timeout?: number) {
+        let parks = false;
+        try {
+          parks = state !== undefined && Atomics.load(typedArray, index) === value;
+        } catch {
+          // Invalid arguments: the original call below throws what it always threw.
+        }
+        if (!parks) return Reflect.apply(wait, Atomics, arguments);
+        let left = timeout === undefined || Number.isNaN(Number(timeout)) ? Infinity : Number(timeout);
+        // Parked with ended spans: wait in slices, so that a flush request (terminate(), the process's
+        // exit) is served within a slice, and span files are written once idle for a slice. Not at
+        // every park: a busy worker parks between all its tasks, and a flush per task would cost more
+        // than the task (span files are also written whenever a full line is waiting).
+        while (state!.dirty || unflushedSpans() > 0) {
+          const slice = Math.min(left, IDLE_FLUSH_MS);
+          const result = wait(typedArray, index, value, slice);
+          if (result !== 'timed-out' || left <= slice) return result;
+          left -= slice;
+          if (state!.cheapFlush || flushRequested()) {
+            state!.dirty = false;
+            flushSpansNow();
+          }
+        }
+        markIdle();
+        try {
+          return left === Infinity ? wait(typedArray, index, value) : wait(typedArray, index, value, left);
+        } finally {
+          if (state?.control !== undefined) Atomics.store(state.control, CONTROL.IDLE, 0);
+        }
+      } as typeof Atomics.wait,
+  );
 }
 
 /** Called with the pool's start-up message (`{ port, sharedBuffer, filename, … }`). */
@@ -108,17 +120,29 @@ export function onPoolStartup(_pool: PoolName, message: unknown): void {
   taskPorts.add(port);
 
   const dispatchSite = { component: 'workers', id: 'pool-worker.taskPort[kHybridDispatch]', otherwise: "pool tasks read by a 'message' listener run outside their caller's trace" };
-  wrap(port, kHybridDispatch, dispatchSite, (dispatch) => function dispatchTask(this: unknown, data: unknown, type: string, event: unknown) {
-    if (type !== 'message' || event !== undefined || !isPoolTaskMessage(data)) return dispatch!.call(this, data, type, event);
-    const incoming = begin(data);
-    return context.with(incoming?.context ?? ROOT_CONTEXT, () => dispatch!.call(this, data, type, event));
-  });
+  wrap(
+    port,
+    kHybridDispatch,
+    dispatchSite,
+    (dispatch) =>
+      function dispatchTask(this: unknown, data: unknown, type: string, event: unknown) {
+        if (type !== 'message' || event !== undefined || !isPoolTaskMessage(data)) return dispatch!.call(this, data, type, event);
+        const incoming = begin(data);
+        return context.with(incoming?.context ?? ROOT_CONTEXT, () => dispatch!.call(this, data, type, event));
+      },
+  );
 
   const postSite = { component: 'workers', id: 'pool-worker.taskPort.postMessage', otherwise: 'CONSUMER spans of pool tasks never end' };
-  wrap(port, 'postMessage', postSite, (post) => function postMessage(this: unknown, response: unknown) {
-    if (state !== undefined && state.running.size > 0 && isPoolResponse(response)) end(response.taskId, response.error);
-    return Reflect.apply(post, this, arguments);
-  } as typeof post);
+  wrap(
+    port,
+    'postMessage',
+    postSite,
+    (post) =>
+      function postMessage(this: unknown, response: unknown) {
+        if (state !== undefined && state.running.size > 0 && isPoolResponse(response)) end(response.taskId, response.error);
+        return Reflect.apply(post, this, arguments);
+      } as typeof post,
+  );
 }
 
 /** Starts the CONSUMER span of a task that carries a context. */

@@ -241,7 +241,20 @@ export function isNodeExecutable(file: unknown): boolean {
 }
 
 /** Flags of the node CLI that take the next argument as their value. */
-export const FLAGS_WITH_VALUE: ReadonlySet<string> = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--conditions', '-C', '--input-type', '--env-file', '--title', '--inspect-port', '--stack-size']);
+export const FLAGS_WITH_VALUE: ReadonlySet<string> = new Set([
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+  '--experimental-loader',
+  '--conditions',
+  '-C',
+  '--input-type',
+  '--env-file',
+  '--title',
+  '--inspect-port',
+  '--stack-size',
+]);
 
 /**
  * The script a node command line runs (`messaging.destination.name` of a child process):

@@ -58,9 +58,15 @@ function inheritByDefault(ctx: Context): boolean {
     }
     const getStore = storage.getStore.bind(storage);
     const site = { component: 'workers', id: 'context-manager.active', otherwise: 'on Node.js 24+ the app may start without its parent trace' };
-    return wrap(manager as Required<Pick<EnteringContextManager, 'active'>>, 'active', site, () => function active(): Context {
-      return getStore() ?? ctx;
-    });
+    return wrap(
+      manager as Required<Pick<EnteringContextManager, 'active'>>,
+      'active',
+      site,
+      () =>
+        function active(): Context {
+          return getStore() ?? ctx;
+        },
+    );
   } catch (err) {
     logDebug('workers', `the parent trace is not made the default context (${(err as Error)?.message ?? err})`);
     return false;

@@ -57,71 +57,77 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
   flushTimeoutMs = Math.min(WORKER_FLUSH_TIMEOUT_MS, config.shutdownTimeoutMs);
   const asyncActivation = usesRequireEntry() && (config.startupHook !== undefined || config.exporterImportPath !== undefined);
 
-  wrap(wt, 'Worker', WORKER_SITE, (Original) => class Worker extends Original {
-    constructor(filename: string | URL, options?: WorkerOptions) {
-      let plan = planWorker(filename, options);
-      // Tracing starts here only after the worker's first lines: no environment data, no envelopes.
-      if (asyncActivation && plan !== undefined) plan = { options: plan.options, copiedExecArgv: plan.copiedExecArgv };
-      if (plan?.data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, plan.data as never);
-      let peer = plan?.state !== undefined;
-      try {
-        try {
-          super(filename, plan?.options ?? options);
-        } catch (err) {
-          // The copy of this thread's execArgv holds flags a worker rejects (they are process-wide:
-          // the worker has them anyway): learn them, and try again without them.
-          if (plan?.copiedExecArgv !== true || !learnRejectedFlags(err)) throw err;
+  wrap(
+    wt,
+    'Worker',
+    WORKER_SITE,
+    (Original) =>
+      class Worker extends Original {
+        constructor(filename: string | URL, options?: WorkerOptions) {
+          let plan = planWorker(filename, options);
+          // Tracing starts here only after the worker's first lines: no environment data, no envelopes.
+          if (asyncActivation && plan !== undefined) plan = { options: plan.options, copiedExecArgv: plan.copiedExecArgv };
+          if (plan?.data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, plan.data as never);
+          let peer = plan?.state !== undefined;
           try {
-            super(filename, { ...plan.options, execArgv: withoutRejectedFlags(plan.options!.execArgv!) });
-          } catch {
-            // As the app asked, without envelopes: the worker may still find the preload.
-            peer = false;
-            wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
-            super(filename, options);
+            try {
+              super(filename, plan?.options ?? options);
+            } catch (err) {
+              // The copy of this thread's execArgv holds flags a worker rejects (they are process-wide:
+              // the worker has them anyway): learn them, and try again without them.
+              if (plan?.copiedExecArgv !== true || !learnRejectedFlags(err)) throw err;
+              try {
+                super(filename, { ...plan.options, execArgv: withoutRejectedFlags(plan.options!.execArgv!) });
+              } catch {
+                // As the app asked, without envelopes: the worker may still find the preload.
+                peer = false;
+                wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
+                super(filename, options);
+              }
+            }
+          } finally {
+            if (plan?.data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
+          }
+          if (peer) {
+            (this as Traced)[STATE] = plan!.state;
+            track(this as Traced);
           }
         }
-      } finally {
-        if (plan?.data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
-      }
-      if (peer) {
-        (this as Traced)[STATE] = plan!.state;
-        track(this as Traced);
-      }
-    }
 
-    override postMessage(value: unknown, transferList?: never): void {
-      const state = (this as Traced)[STATE];
-      if (state === undefined || !state.peer || state.pool !== undefined) return super.postMessage(value, transferList);
-      const outgoing = startSend('worker_threads', state.destination, 'postMessage');
-      if (outgoing === undefined) return super.postMessage(value, transferList);
-      try {
-        super.postMessage(makeEnvelope(CHANNEL_SECRET, value, outgoing.carrier, outgoing.id), transferList);
-      } catch (err) {
-        endSend(outgoing, err);
-        throw err;
-      }
-      endSend(outgoing);
-    }
+        override postMessage(value: unknown, transferList?: never): void {
+          const state = (this as Traced)[STATE];
+          if (state === undefined || !state.peer || state.pool !== undefined) return super.postMessage(value, transferList);
+          const outgoing = startSend('worker_threads', state.destination, 'postMessage');
+          if (outgoing === undefined) return super.postMessage(value, transferList);
+          try {
+            super.postMessage(makeEnvelope(CHANNEL_SECRET, value, outgoing.carrier, outgoing.id), transferList);
+          } catch (err) {
+            endSend(outgoing, err);
+            throw err;
+          }
+          endSend(outgoing);
+        }
 
-    override emit(event: string | symbol, ...args: unknown[]): boolean {
-      const state = (this as Traced)[STATE];
-      if (event !== 'message' || state === undefined) return super.emit(event, ...args);
-      const data = args[0];
-      if (isEnvelope(data, CHANNEL_SECRET)) {
-        args[0] = data.value;
-        return runProcess('worker_threads', state.destination, 'message', data.carrier, data.id, () => super.emit(event, ...args));
-      }
-      return runFresh(() => super.emit(event, ...args));
-    }
+        override emit(event: string | symbol, ...args: unknown[]): boolean {
+          const state = (this as Traced)[STATE];
+          if (event !== 'message' || state === undefined) return super.emit(event, ...args);
+          const data = args[0];
+          if (isEnvelope(data, CHANNEL_SECRET)) {
+            args[0] = data.value;
+            return runProcess('worker_threads', state.destination, 'message', data.carrier, data.id, () => super.emit(event, ...args));
+          }
+          return runFresh(() => super.emit(event, ...args));
+        }
 
-    override terminate(callback?: never): Promise<number> {
-      const state = (this as Traced)[STATE];
-      const terminate = (): Promise<number> => (super.terminate as (cb?: unknown) => Promise<number>).call(this, callback);
-      if (state === undefined || !holdsSpans(state) || this.threadId === -1) return terminate();
-      live.delete(this as Traced);
-      return requestFlush(state.control).then(terminate);
-    }
-  });
+        override terminate(callback?: never): Promise<number> {
+          const state = (this as Traced)[STATE];
+          const terminate = (): Promise<number> => (super.terminate as (cb?: unknown) => Promise<number>).call(this, callback);
+          if (state === undefined || !holdsSpans(state) || this.threadId === -1) return terminate();
+          live.delete(this as Traced);
+          return requestFlush(state.control).then(terminate);
+        }
+      },
+  );
 }
 
 interface WorkerPlan {
@@ -179,7 +185,15 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined):
     const control = new Int32Array(new SharedArrayBuffer(CONTROL.LENGTH * Int32Array.BYTES_PER_ELEMENT));
     const carrier = injectToCarrier(context.active());
     const app = appDirectory();
-    const data: WorkerEnvironmentData = { v: PROTOCOL_VERSION, secret: CHANNEL_SECRET, destination, control, ...(carrier ? { carrier } : {}), ...(pool ? { pool } : {}), ...(app ? { appDirectory: app } : {}) };
+    const data: WorkerEnvironmentData = {
+      v: PROTOCOL_VERSION,
+      secret: CHANNEL_SECRET,
+      destination,
+      control,
+      ...(carrier ? { carrier } : {}),
+      ...(pool ? { pool } : {}),
+      ...(app ? { appDirectory: app } : {}),
+    };
     return { options: startOptions, copiedExecArgv, data, state: { peer: true, destination, pool, control } };
   } catch (err) {
     logDebug('workers', `new Worker left uninstrumented: ${(err as Error)?.message ?? err}`);

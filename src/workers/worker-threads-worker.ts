@@ -81,10 +81,16 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
  */
 function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unknown, data: unknown) => unknown): void {
   const site = { component: 'workers', id: 'worker.parentPort[kHybridDispatch]', otherwise: "messages from the parent run outside the parent's trace" };
-  wrap(port, kHybridDispatch, site, (original) => function dispatchMessage(this: unknown, data: unknown, type: string, event: unknown) {
-    if (type !== 'message' || event !== undefined) return original!.call(this, data, type, event);
-    return around((value) => original!.call(this, value, type, event), data);
-  });
+  wrap(
+    port,
+    kHybridDispatch,
+    site,
+    (original) =>
+      function dispatchMessage(this: unknown, data: unknown, type: string, event: unknown) {
+        if (type !== 'message' || event !== undefined) return original!.call(this, data, type, event);
+        return around((value) => original!.call(this, value, type, event), data);
+      },
+  );
 }
 
 /**
@@ -93,11 +99,17 @@ function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unkn
  */
 function unwrapSynchronousReceive(wt: typeof import('node:worker_threads'), parentPort: PortLike, secret: string): void {
   const site = { component: 'workers', id: 'worker.receiveMessageOnPort', otherwise: "receiveMessageOnPort(parentPort) returns the parent's envelopes" };
-  wrap(wt, 'receiveMessageOnPort', site, (receive) => function receiveMessageOnPort(port: unknown) {
-    const received = receive(port as never);
-    if (port === parentPort && received !== undefined && isEnvelope(received.message, secret)) return { message: received.message.value };
-    return received;
-  } as typeof receive);
+  wrap(
+    wt,
+    'receiveMessageOnPort',
+    site,
+    (receive) =>
+      function receiveMessageOnPort(port: unknown) {
+        const received = receive(port as never);
+        if (port === parentPort && received !== undefined && isEnvelope(received.message, secret)) return { message: received.message.value };
+        return received;
+      } as typeof receive,
+  );
 }
 
 /**
@@ -123,29 +135,47 @@ function markListenerErrors(port: PortLike): void {
     return wrapped;
   };
   const otherwise = "an error thrown by a 'message' listener leaves its CONSUMER span OK";
-  wrap(port, 'addEventListener', { component: 'workers', id: 'worker.parentPort.addEventListener', otherwise }, (add) => function addEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
-    const l = type === 'message' && typeof listener === 'function' ? wrapListener(listener as Listener) : listener;
-    return Reflect.apply(add, this, arguments.length > 2 ? [type, l, options] : [type, l]);
-  } as typeof add);
-  wrap(port, 'removeEventListener', { component: 'workers', id: 'worker.parentPort.removeEventListener', otherwise }, (remove) => function removeEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
-    const l = type === 'message' && typeof listener === 'function' ? (wrappers.get(listener as Listener) ?? listener) : listener;
-    return Reflect.apply(remove, this, arguments.length > 2 ? [type, l, options] : [type, l]);
-  } as typeof remove);
+  wrap(
+    port,
+    'addEventListener',
+    { component: 'workers', id: 'worker.parentPort.addEventListener', otherwise },
+    (add) =>
+      function addEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
+        const l = type === 'message' && typeof listener === 'function' ? wrapListener(listener as Listener) : listener;
+        return Reflect.apply(add, this, arguments.length > 2 ? [type, l, options] : [type, l]);
+      } as typeof add,
+  );
+  wrap(
+    port,
+    'removeEventListener',
+    { component: 'workers', id: 'worker.parentPort.removeEventListener', otherwise },
+    (remove) =>
+      function removeEventListener(this: unknown, type: string, listener: unknown, options?: unknown) {
+        const l = type === 'message' && typeof listener === 'function' ? (wrappers.get(listener as Listener) ?? listener) : listener;
+        return Reflect.apply(remove, this, arguments.length > 2 ? [type, l, options] : [type, l]);
+      } as typeof remove,
+  );
 }
 
 function envelopeOutgoing(port: PortLike, destination: string, secret: string): void {
-  const site = { component: 'workers', id: 'worker.parentPort.postMessage', otherwise: "messages to the parent carry no trace" };
-  wrap(port, 'postMessage', site, (post) => function postMessage(this: unknown, value: unknown, transferList?: unknown) {
-    const outgoing = startSend('worker_threads', destination, 'postMessage');
-    if (outgoing === undefined) return Reflect.apply(post, this, arguments);
-    try {
-      Reflect.apply(post, this, [makeEnvelope(secret, value, outgoing.carrier, outgoing.id), transferList]);
-    } catch (err) {
-      endSend(outgoing, err);
-      throw err;
-    }
-    endSend(outgoing);
-  } as typeof post);
+  const site = { component: 'workers', id: 'worker.parentPort.postMessage', otherwise: 'messages to the parent carry no trace' };
+  wrap(
+    port,
+    'postMessage',
+    site,
+    (post) =>
+      function postMessage(this: unknown, value: unknown, transferList?: unknown) {
+        const outgoing = startSend('worker_threads', destination, 'postMessage');
+        if (outgoing === undefined) return Reflect.apply(post, this, arguments);
+        try {
+          Reflect.apply(post, this, [makeEnvelope(secret, value, outgoing.carrier, outgoing.id), transferList]);
+        } catch (err) {
+          endSend(outgoing, err);
+          throw err;
+        }
+        endSend(outgoing);
+      } as typeof post,
+  );
 }
 
 /**
@@ -227,18 +257,24 @@ function trackEndedSpans(control: Int32Array): void {
 function watchEndedSpans(): boolean {
   if (watching) return true;
   const site = { component: 'workers', id: 'worker.TracerProvider._activeSpanProcessor.onEnd', otherwise: 'terminate() always asks this worker to flush' };
-  watching = wrap(activeSpanProcessorOf(getRegisteredProvider()), 'onEnd', site, (onEnd) => function onEndTracked(this: unknown, span: unknown) {
-    const result = onEnd.call(this, span);
-    if (unflushed++ === 0 && holding !== undefined) Atomics.store(holding.control, CONTROL.HOLDS, 1);
-    if (delayedFlush) {
-      if (unflushed >= LINE_SPANS) flushSpansNow();
-      else if (!flushScheduled) {
-        flushScheduled = true;
-        setTimeout(flushDelayed, FLUSH_DELAY_MS).unref();
-      }
-    }
-    return result;
-  });
+  watching = wrap(
+    activeSpanProcessorOf(getRegisteredProvider()),
+    'onEnd',
+    site,
+    (onEnd) =>
+      function onEndTracked(this: unknown, span: unknown) {
+        const result = onEnd.call(this, span);
+        if (unflushed++ === 0 && holding !== undefined) Atomics.store(holding.control, CONTROL.HOLDS, 1);
+        if (delayedFlush) {
+          if (unflushed >= LINE_SPANS) flushSpansNow();
+          else if (!flushScheduled) {
+            flushScheduled = true;
+            setTimeout(flushDelayed, FLUSH_DELAY_MS).unref();
+          }
+        }
+        return result;
+      },
+  );
   return watching;
 }
 

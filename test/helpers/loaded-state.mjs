@@ -17,9 +17,16 @@ export async function loadedState(t, env = {}, preload = ['--import', '@tracehoo
 export function assertTracingOn(assert, state) {
   assert.equal(state.code, 0, state.stderr);
   assert.ok(state.modules.includes('dist/preload.bundle.js'), `control: the bundle is loaded (${state.modules})`);
-  assert.ok(state.symbols.some((d) => /^tracehook@[^:]+:state$/.test(d)), `control: tracehook's state exists (${state.symbols})`);
+  assert.ok(
+    state.symbols.some((d) => /^tracehook@[^:]+:state$/.test(d)),
+    `control: tracehook's state exists (${state.symbols})`,
+  );
   assert.ok(state.symbols.includes('opentelemetry.js.api.1'), 'control: a TracerProvider is registered with the OpenTelemetry API');
   assert.equal(state.recording, true, 'control: spans record');
   assert.equal(state.httpPatched, true, 'control: HTTP servers are instrumented');
-  assert.deepEqual(state.spans.map((s) => s.name), ['probe'], 'control: the span reached the span file');
+  assert.deepEqual(
+    state.spans.map((s) => s.name),
+    ['probe'],
+    'control: the span reached the span file',
+  );
 }

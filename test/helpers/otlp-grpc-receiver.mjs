@@ -8,13 +8,24 @@ const same = (b) => b;
 export async function startGrpcReceiver({ answer = Buffer.alloc(0) } = {}) {
   const requests = [];
   const server = new grpc.Server();
-  const method = { path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export', requestStream: false, responseStream: false, requestSerialize: same, requestDeserialize: same, responseSerialize: same, responseDeserialize: same };
-  server.addService({ Export: method }, {
-    Export(call, callback) {
-      requests.push({ body: call.request, metadata: call.metadata.getMap() });
-      callback(null, answer);
+  const method = {
+    path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: same,
+    requestDeserialize: same,
+    responseSerialize: same,
+    responseDeserialize: same,
+  };
+  server.addService(
+    { Export: method },
+    {
+      Export(call, callback) {
+        requests.push({ body: call.request, metadata: call.metadata.getMap() });
+        callback(null, answer);
+      },
     },
-  });
+  );
   const port = await new Promise((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
   return { port, requests, close: () => new Promise((r) => server.tryShutdown(() => r())) };
 }

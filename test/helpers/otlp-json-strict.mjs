@@ -78,7 +78,8 @@ function checkValue(field, v, path) {
   } else if (t === 'bytes') {
     const hex = HEX_IDS[field.name];
     if (hex !== undefined) {
-      if (typeof v !== 'string' || !(new RegExp(`^[0-9a-f]{${hex}}$`).test(v) || (field.name === 'parentSpanId' && v === ''))) fail(path, `expected ${hex} lowercase hex chars, got ${JSON.stringify(v)}`);
+      if (typeof v !== 'string' || !(new RegExp(`^[0-9a-f]{${hex}}$`).test(v) || (field.name === 'parentSpanId' && v === '')))
+        fail(path, `expected ${hex} lowercase hex chars, got ${JSON.stringify(v)}`);
     } else if (typeof v !== 'string' || !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v)) fail(path, 'expected base64');
   } else if (t in RANGES) {
     let n;

@@ -43,8 +43,7 @@ export async function startReceiver(mode = 'accept', { delayMs = 3000, rejectedS
       else if (mode === 'partial') {
         const json = !String(req.headers['content-type']).includes('protobuf');
         res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(partialSuccessResponse(rejectedSpans, errorMessage, json));
-      }
-      else if (mode === 'slow') setTimeout(answer, delayMs);
+      } else if (mode === 'slow') setTimeout(answer, delayMs);
     });
   });
   server.on('connection', (s) => {

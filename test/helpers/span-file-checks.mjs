@@ -46,7 +46,9 @@ const LATER_REASONS = { 'rejected by backend': 'rejected' };
 
 /** The numbers of the exit line `losses: …`, or undefined when there is none. */
 export function lossLine(stderr) {
-  const m = stderr.match(/losses: (\d+) of (\d+) ended spans were lost \(queue full: (\d+), export failed: (\d+), write failed: (\d+), shutdown bound reached: (\d+)((?:, [a-z ]+: \d+)*)\); (\d+) exported/);
+  const m = stderr.match(
+    /losses: (\d+) of (\d+) ended spans were lost \(queue full: (\d+), export failed: (\d+), write failed: (\d+), shutdown bound reached: (\d+)((?:, [a-z ]+: \d+)*)\); (\d+) exported/,
+  );
   if (!m) return undefined;
   const [lost, ended, queueFull, exportFailed, writeFailed, shutdownBound] = m.slice(1, 7).map(Number);
   // Reasons listed only when non-zero ("rejected by backend: 2" → rejected: 2).

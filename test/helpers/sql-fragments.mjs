@@ -65,17 +65,47 @@ const MASKED_FORMS = {
 };
 
 const KEPT = {
-  postgresql: ['SELECT', 'FROM', 'WHERE', 'users', 'col_a', 't.name', '::text', '$1', '$12', '"Quoted ""Col"""', 'U&"d\\0061t"', '=', ',', '(', ')', '*', '/', 'a$b', 'é_col', '<->', '?', '@>', 'e', 'E', 'U', 'x'],
+  postgresql: [
+    'SELECT',
+    'FROM',
+    'WHERE',
+    'users',
+    'col_a',
+    't.name',
+    '::text',
+    '$1',
+    '$12',
+    '"Quoted ""Col"""',
+    'U&"d\\0061t"',
+    '=',
+    ',',
+    '(',
+    ')',
+    '*',
+    '/',
+    'a$b',
+    'é_col',
+    '<->',
+    '?',
+    '@>',
+    'e',
+    'E',
+    'U',
+    'x',
+  ],
   mysql: ['SELECT', 'FROM', 'WHERE', 'users', 'col_a', 't.name', '`my col`', '`a``b`', '?', '=', ',', '(', ')', '*', '/', '$a', 'a$1', ':name', 'é_col', 'E', 'x'],
 };
 
 /** One masked fragment of `dialect`: `{ sql, masked, value?, settingDependent?, comment?, pg16?, unitOnly? }`. */
 export function maskedArbitrary(dialect, filter = () => true) {
   const forms = MASKED_FORMS[dialect];
-  return fc.tuple(fc.nat(forms.length - 1), secretArbitrary).map(([i, secret]) => {
-    const f = forms[i](secret);
-    return { masked: LITERAL, ...f };
-  }).filter(filter);
+  return fc
+    .tuple(fc.nat(forms.length - 1), secretArbitrary)
+    .map(([i, secret]) => {
+      const f = forms[i](secret);
+      return { masked: LITERAL, ...f };
+    })
+    .filter(filter);
 }
 
 const SEPARATORS = fc.constantFrom(' ', '\n', '\t', ' \r\n ');
@@ -87,7 +117,10 @@ const SEPARATORS = fc.constantFrom(' ', '\n', '\t', ' \r\n ');
  */
 export function statementArbitrary(dialect) {
   const kept = fc.constantFrom(...KEPT[dialect]).map((k) => ({ sql: k, masked: k }));
-  const fragment = fc.oneof(kept, maskedArbitrary(dialect, (f) => !f.settingDependent));
+  const fragment = fc.oneof(
+    kept,
+    maskedArbitrary(dialect, (f) => !f.settingDependent),
+  );
   return fc.array(fc.tuple(fragment, SEPARATORS), { minLength: 1, maxLength: 12 }).map((parts) => ({
     sql: parts.map(([f, sep]) => f.sql + sep).join(''),
     masked: parts.map(([f, sep]) => f.masked + sep).join(''),
@@ -107,7 +140,10 @@ export const ESCAPED_PG_STRING = /^'(?=((?:[^'\\]|\\[\s\S]|'')*))\1'/;
  */
 export function pgSelectArbitrary() {
   const literal = maskedArbitrary('postgresql', (f) => !f.comment && !f.pg16 && !f.unitOnly);
-  const comment = fc.option(maskedArbitrary('postgresql', (f) => f.comment), { nil: undefined });
+  const comment = fc.option(
+    maskedArbitrary('postgresql', (f) => f.comment),
+    { nil: undefined },
+  );
   return fc.tuple(comment, comment, literal, comment, SEPARATORS).map(([c1, c2, lit, c3, sep]) => {
     const parts = [c1, { sql: 'SELECT', masked: 'SELECT' }, c2, lit, { sql: 'AS v', masked: 'AS v' }, c3].filter(Boolean);
     const before = parts.slice(0, parts.indexOf(lit));

@@ -67,7 +67,11 @@ test('slowerThanMedian: the share of samples above 3× their median, over the fi
 
 test('vsFloor: per-round ratio or difference against the floor variant, none when it did not run', async () => {
   const { vsFloor } = await import('../../bench/lib/report.mjs');
-  const rounds = [{ t: 50, 'floor-export': 100 }, { t: 60, 'floor-export': 100 }, { t: 90, 'floor-export': 200 }];
+  const rounds = [
+    { t: 50, 'floor-export': 100 },
+    { t: 60, 'floor-export': 100 },
+    { t: 90, 'floor-export': 200 },
+  ];
   assert.deepEqual(vsFloor(rounds, 't', 'floor-export'), { kind: 'ratio', value: 0.5, level: 'export' });
   assert.deepEqual(vsFloor(rounds, 't', 'floor-export', 'diff'), { kind: 'diff', value: -50, level: 'export' });
   assert.equal(vsFloor(rounds, 't', undefined), null);

@@ -26,7 +26,7 @@ function runNode(code, options = {}) {
   return execFileSync(process.execPath, ['-e', prelude + code], { encoding: 'utf8', cwd: root, ...options }).trim();
 }
 
-test('kHybridDispatch: a worker\'s parentPort has it, and an own property there sees each message before its listener', async () => {
+test("kHybridDispatch: a worker's parentPort has it, and an own property there sees each message before its listener", async () => {
   const code = `
     const { parentPort } = require('node:worker_threads');
     const { kHybridDispatch, hybridDispatchOf } = require(${JSON.stringify(dist('compat/node-worker-threads.js'))});
@@ -52,7 +52,10 @@ test('kHybridDispatch gone: the accessor says undefined and the patch is skipped
   const port = new EventEmitter();
   assert.equal(hybridDispatchOf(port), undefined);
   assert.equal(hybridDispatchOf(undefined), undefined);
-  assert.equal(wrap(port, kHybridDispatch, site, (d) => d), false);
+  assert.equal(
+    wrap(port, kHybridDispatch, site, (d) => d),
+    false,
+  );
   assert.equal(Object.getOwnPropertySymbols(port).includes(kHybridDispatch), false);
 });
 
@@ -162,7 +165,10 @@ test('node:https builds its global agent through _http_agent.Agent as it loads, 
 test('_http_agent gone: the accessor says undefined', () => {
   const { httpAgentModule } = compat('node-https');
   assert.ok(httpAgentModule());
-  assert.equal(httpAgentModule(() => ({})), undefined);
+  assert.equal(
+    httpAgentModule(() => ({})),
+    undefined,
+  );
   assert.equal(
     httpAgentModule(() => {
       throw new Error('Cannot find module');
@@ -276,7 +282,17 @@ test('_asyncLocalStorage gone: the accessor says undefined and entering the star
   assert.equal(asyncLocalStorageOf({}), undefined);
   assert.equal(asyncLocalStorageOf({ _asyncLocalStorage: { enterWith() {} } }), undefined);
   assert.equal(contextManagerOf({}), undefined);
-  const manager = { active: () => api.ROOT_CONTEXT, with: (c, fn, t, ...a) => fn.call(t, ...a), bind: (c, t) => t, enable() { return this; }, disable() { return this; } };
+  const manager = {
+    active: () => api.ROOT_CONTEXT,
+    with: (c, fn, t, ...a) => fn.call(t, ...a),
+    bind: (c, t) => t,
+    enable() {
+      return this;
+    },
+    disable() {
+      return this;
+    },
+  };
   api.context.setGlobalContextManager(manager);
   try {
     const { enterContext } = require(dist('workers/startup-context.js'));
@@ -286,7 +302,7 @@ test('_asyncLocalStorage gone: the accessor says undefined and entering the star
   }
 });
 
-test("OTLP exporter: _delegate._transport is the retrying transport with retry()", () => {
+test('OTLP exporter: _delegate._transport is the retrying transport with retry()', () => {
   const { otlpTransportOf } = compat('otel-otlp-exporter');
   for (const pkg of ['@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/exporter-trace-otlp-proto']) {
     const { OTLPTraceExporter } = require(pkg);
@@ -297,7 +313,7 @@ test("OTLP exporter: _delegate._transport is the retrying transport with retry()
   assert.equal(otlpTransportOf({ _delegate: { _transport: 1 } }), undefined);
 });
 
-test("piscina and tinypool: a TaskInfo is an AsyncResource of type <Pool>.Task with releaseTask() before its post, and done()", () => {
+test('piscina and tinypool: a TaskInfo is an AsyncResource of type <Pool>.Task with releaseTask() before its post, and done()', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tracehook-compat-'));
   writeFileSync(join(dir, 'task.js'), 'module.exports = (x) => x * 2;\n');
   const out = runNode(`
@@ -342,7 +358,10 @@ test("piscina and tinypool: a TaskInfo is an AsyncResource of type <Pool>.Task w
     assert.equal(typeof events[released].released, 'number', `${pool}: taskId`);
     assert.equal(events[released + 1]?.posted, events[released].released, `${pool}: the post of that task follows releaseTask()`);
   }
-  assert.deepEqual(events.filter((e) => 'result' in e), [{ result: 42 }, { result: 42 }]);
+  assert.deepEqual(
+    events.filter((e) => 'result' in e),
+    [{ result: 42 }, { result: 42 }],
+  );
 });
 
 test('pool TaskInfo gone: no pool matches and a prototype without its methods is refused', () => {
@@ -355,7 +374,7 @@ test('pool TaskInfo gone: no pool matches and a prototype without its methods is
   assert.equal(hasTaskInfoMethods(undefined), false);
 });
 
-test("OTLP exporter: _delegate._serializer is read at each export, so replacing it on one delegate is seen by that exporter only", async () => {
+test('OTLP exporter: _delegate._serializer is read at each export, so replacing it on one delegate is seen by that exporter only', async () => {
   const { otlpSerializerHolderOf } = compat('otel-otlp-exporter');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto');
   const a = new OTLPTraceExporter({ url: 'http://127.0.0.1:9/v1/traces', timeoutMillis: 200 });
@@ -397,7 +416,10 @@ test("SDK: BasicTracerProvider's _tracerOptions, the processors' _exporter and B
   assert.equal(spanProcessorExporterOf(batch), batchExporter);
   assert.equal(spanProcessorExporterOf(simple), simpleExporter);
   provider.getTracer('t').startSpan('queued').end();
-  assert.deepEqual(finishedSpansOf(batch).map((s) => s.name), ['queued']);
+  assert.deepEqual(
+    finishedSpansOf(batch).map((s) => s.name),
+    ['queued'],
+  );
   assert.equal(simpleExporter.getFinishedSpans().length, 1);
 });
 
@@ -419,7 +441,7 @@ test('SDK _tracerOptions, _exporter, _finishedSpans gone: the accessors say unde
   watchHookExporters({ _activeSpanProcessor: { onEnd() {}, _spanProcessors: [{ onEnd() {} }] } });
 });
 
-test("@opentelemetry/instrumentation: RequireInTheMiddleSingleton._instance._moduleNameTrie lists each registered module", () => {
+test('@opentelemetry/instrumentation: RequireInTheMiddleSingleton._instance._moduleNameTrie lists each registered module', () => {
   const out = runNode(`
     const { RITM_SINGLETON_FILE, moduleNameTrieOf } = compat('otel-instrumentation');
     const { InstrumentationBase, InstrumentationNodeModuleDefinition } = require('@opentelemetry/instrumentation');
@@ -517,7 +539,10 @@ test("SDK: a processor put into _activeSpanProcessor._spanProcessors after the p
   const seen = [];
   spanProcessorListOf(provider).unshift({ onStart: (s) => seen.push(['start', s.name]), onEnd: (s) => seen.push(['end', s.name]), forceFlush: async () => {}, shutdown: async () => {} });
   tracer.startSpan('s').end();
-  assert.deepEqual(seen, [['start', 's'], ['end', 's']]);
+  assert.deepEqual(seen, [
+    ['start', 's'],
+    ['end', 's'],
+  ]);
   const { trackHookOpenSpans } = require(dist('preload/hook-open-spans.js'));
   const other = new BasicTracerProvider();
   assert.equal(trackHookOpenSpans(other), true);

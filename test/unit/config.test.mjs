@@ -57,7 +57,16 @@ test('defaults: an empty environment gives the documented defaults and no errors
 
 test('blank values count as unset', () => {
   const env = {};
-  for (const name of ['TRACEHOOK_STARTUP_HOOK', 'TRACEHOOK_SAMPLING_RATIO', 'OTEL_TRACES_EXPORTER', 'OTEL_LOG_LEVEL', 'TRACEHOOK_SPANS_DIR', 'OTEL_BSP_SCHEDULE_DELAY', 'TRACEHOOK_SHUTDOWN_TIMEOUT_MS']) env[name] = '  ';
+  for (const name of [
+    'TRACEHOOK_STARTUP_HOOK',
+    'TRACEHOOK_SAMPLING_RATIO',
+    'OTEL_TRACES_EXPORTER',
+    'OTEL_LOG_LEVEL',
+    'TRACEHOOK_SPANS_DIR',
+    'OTEL_BSP_SCHEDULE_DELAY',
+    'TRACEHOOK_SHUTDOWN_TIMEOUT_MS',
+  ])
+    env[name] = '  ';
   const c = readConfig(env);
   assert.deepEqual(c.errors, []);
   assert.equal(c.startupHook, undefined);
@@ -118,14 +127,17 @@ test('TRACEHOOK_SAMPLING_RATIO: a number in [0, 1]; anything else leaves the app
   }
 });
 
-test('OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG: the specification\'s names; ratio default 1.0', () => {
+test("OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG: the specification's names; ratio default 1.0", () => {
   assert.deepEqual(readConfig({ OTEL_TRACES_SAMPLER: 'ALWAYS_OFF' }).sampler, { name: 'always_off', ratio: 1 });
   assert.deepEqual(readConfig({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' }).sampler, { name: 'traceidratio', ratio: 0.5 });
   assert.deepEqual(readConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' }).sampler, { name: 'parentbased_traceidratio', ratio: 1 });
   // The argument of a sampler that takes none is ignored, as the specification says.
   assert.deepEqual(readConfig({ OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: 'x' }).errors, []);
   const bad = oneError({ OTEL_TRACES_SAMPLER: 'sometimes' });
-  assert.match(bad.message, /^OTEL_TRACES_SAMPLER="sometimes" is not valid: expected one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio$/);
+  assert.match(
+    bad.message,
+    /^OTEL_TRACES_SAMPLER="sometimes" is not valid: expected one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio$/,
+  );
   assert.equal(bad.disablesTracing, true);
   const arg = oneError({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' });
   assert.equal(arg.message, 'OTEL_TRACES_SAMPLER_ARG="2" is not valid: expected a number in [0, 1]; using 1.0');
@@ -158,7 +170,11 @@ test('OTLP: protocol, traces URL from either endpoint variable, headers merged',
 });
 
 test('OTLP endpoint: what each protocol takes; anything else is an error that turns tracing off and never shows an unparseable value', () => {
-  const ok = (env) => assert.deepEqual(readConfig(env).errors.map((e) => e.message), []);
+  const ok = (env) =>
+    assert.deepEqual(
+      readConfig(env).errors.map((e) => e.message),
+      [],
+    );
   ok({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://user:pw@collector:4318/base?x=1' });
   ok({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://[::1]:4318/v1/traces' });
   ok({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' });
@@ -166,7 +182,11 @@ test('OTLP endpoint: what each protocol takes; anything else is an error that tu
   // The issue's value: '#' ends the authority, so the parser reads a port "S3CR3T" and rejects the URL.
   for (const [env, variable, accepted] of [
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://apikey:S3CR3T#1@collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT', 'an http:// or https:// URL for OTLP http/protobuf'],
-    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://u:S3CR3T@exa mple', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://fine:4318' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'an http:// or https:// URL for OTLP http/protobuf'],
+    [
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://u:S3CR3T@exa mple', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://fine:4318' },
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      'an http:// or https:// URL for OTLP http/protobuf',
+    ],
     [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'apikey:S3CR3T#1@collector:4317' }, 'OTEL_EXPORTER_OTLP_ENDPOINT', 'an http:// or https:// URL (or host:port) for OTLP grpc'],
   ]) {
     const err = oneError(env);
@@ -214,9 +234,16 @@ test('span queue: bytes with units, OTEL_BSP_* whole numbers; bad values keep th
   assert.equal(q({ TRACEHOOK_MAX_QUEUE_BYTES: '2 m' }).maxQueueBytes, 2 * 1024 ** 2);
   assert.equal(q({ TRACEHOOK_MAX_QUEUE_BYTES: '1GiB' }).maxQueueBytes, 1024 ** 3);
   assert.deepEqual(q({ OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_SCHEDULE_DELAY: '0', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '10', OTEL_BSP_EXPORT_TIMEOUT: '50' }), {
-    maxQueueBytes: 16 * 1024 * 1024, maxQueueSize: 100, scheduledDelayMillis: 0, maxExportBatchSize: 10, exportTimeoutMillis: 50,
+    maxQueueBytes: 16 * 1024 * 1024,
+    maxQueueSize: 100,
+    scheduledDelayMillis: 0,
+    maxExportBatchSize: 10,
+    exportTimeoutMillis: 50,
   });
-  assert.equal(oneError({ TRACEHOOK_MAX_QUEUE_BYTES: 'lots' }).message, 'TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 16MiB');
+  assert.equal(
+    oneError({ TRACEHOOK_MAX_QUEUE_BYTES: 'lots' }).message,
+    'TRACEHOOK_MAX_QUEUE_BYTES="lots" is not valid: expected bytes as a whole number, optionally with KiB, MiB or GiB; using 16MiB',
+  );
   assert.equal(oneError({ OTEL_BSP_MAX_QUEUE_SIZE: '0' }).message, 'OTEL_BSP_MAX_QUEUE_SIZE="0" is not valid: expected a whole number > 0; using 2048');
   assert.equal(oneError({ OTEL_BSP_SCHEDULE_DELAY: '-1' }).message, 'OTEL_BSP_SCHEDULE_DELAY="-1" is not valid: expected a whole number of ms >= 0; using 5000');
   assert.equal(oneError({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1.5' }).message, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE="1.5" is not valid: expected a whole number > 0; using 512');
@@ -260,7 +287,7 @@ test('OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES: percent-decoded pairs', () =>
   assert.deepEqual(c.resourceAttributes, { 'deployment.environment': 'prod', team: 'a,b' });
 });
 
-test('OTEL_LOG_LEVEL: the specification\'s names, case-insensitive; any other value gives WARN with one error', () => {
+test("OTEL_LOG_LEVEL: the specification's names, case-insensitive; any other value gives WARN with one error", () => {
   assert.equal(readConfig({ OTEL_LOG_LEVEL: 'debug' }).logLevel, 'DEBUG');
   assert.equal(readConfig({ OTEL_LOG_LEVEL: 'none' }).logLevel, 'NONE');
   const err = oneError({ OTEL_LOG_LEVEL: 'loud' });
@@ -282,7 +309,10 @@ test('request data: redaction list, value length limit, incoming-trace policy', 
 
 test('errors come in the order of the variables, each once', () => {
   const { errors } = readConfig({ TRACEHOOK_STRICT: 'maybe', OTEL_LOG_LEVEL: 'loud', OTEL_PROPAGATORS: 'b3' });
-  assert.deepEqual(errors.map((e) => e.variable), ['TRACEHOOK_STRICT', 'OTEL_PROPAGATORS', 'OTEL_LOG_LEVEL']);
+  assert.deepEqual(
+    errors.map((e) => e.variable),
+    ['TRACEHOOK_STRICT', 'OTEL_PROPAGATORS', 'OTEL_LOG_LEVEL'],
+  );
 });
 
 test("every variable src/config/ reads has a row in README's configuration table", async () => {

@@ -59,7 +59,7 @@ test('every package the shipped code loads is a runtime dependency', () => {
   }
 });
 
-test("the packages hooks/node-sdk.cjs loads beyond the dependencies are optional peer dependencies, in ranges that hold every version the tests install", () => {
+test('the packages hooks/node-sdk.cjs loads beyond the dependencies are optional peer dependencies, in ranges that hold every version the tests install', () => {
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
   const extra = [...imported('hooks/node-sdk.cjs')].filter((name) => name !== pkg.name && !dependencies.has(name));
   assert.deepEqual(extra.sort(), ['@opentelemetry/auto-instrumentations-node', '@opentelemetry/sdk-node']);

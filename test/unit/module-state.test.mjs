@@ -44,10 +44,9 @@ const PER_COPY = {
  * tracehook's Symbol.for keys that stay unversioned, `<src file>:<key>`: other tools or other versions must see them.
  */
 const UNVERSIONED = {
-  'src/patch/wrap.ts:tracehook.patched': "the patch marker other agents read, and what keeps two versions from wrapping a site twice",
+  'src/patch/wrap.ts:tracehook.patched': 'the patch marker other agents read, and what keeps two versions from wrapping a site twice',
   'src/state.ts:tracehook.running': 'which version started in this thread: every version must see it, so only one starts (a string, never an object)',
 };
-
 
 /** The dist/ files (relative) that `from` loads through relative `require()`s, transitively. */
 function requireGraph(from) {
@@ -74,7 +73,10 @@ function filesInMoreThanOneCopy() {
   const map = JSON.parse(readFileSync(join(dist, 'preload.bundle.js.map'), 'utf8'));
   const bundled = new Set(map.sources.filter((s) => !s.startsWith('..') && !s.includes('node_modules') && s.endsWith('.js')).map(normalize));
   const unbundled = requireGraph(['api.js', 'workers/ipc-entry.js', 'preload/load-bundle.js', 'instrumentations/version-range.js']);
-  return [...unbundled].filter((f) => bundled.has(f)).map((f) => `src/${f.replace(/\.js$/, '.ts')}`).sort();
+  return [...unbundled]
+    .filter((f) => bundled.has(f))
+    .map((f) => `src/${f.replace(/\.js$/, '.ts')}`)
+    .sort();
 }
 
 /** A top-level `let`/`var`, or a top-level `const` holding a new Map, Set, WeakMap, WeakSet, array or object. */
@@ -98,7 +100,11 @@ test('the files in more than one copy are found (the preload bundle and the unbu
 test('a file in more than one copy keeps no module-level state but the deliberate, listed ones', () => {
   const found = filesInMoreThanOneCopy().flatMap(moduleState);
   const unlisted = found.filter((f) => !(f in PER_COPY));
-  assert.deepEqual(unlisted, [], 'module-level state in a file that more than one copy loads: put it on globalThis under stateKey() (src/state-key.ts), or list it in PER_COPY with why a separate value per copy is harmless');
+  assert.deepEqual(
+    unlisted,
+    [],
+    'module-level state in a file that more than one copy loads: put it on globalThis under stateKey() (src/state-key.ts), or list it in PER_COPY with why a separate value per copy is harmless',
+  );
   const stale = Object.keys(PER_COPY).filter((f) => !found.includes(f));
   assert.deepEqual(stale, [], 'PER_COPY entries that are gone: delete them');
   assert.equal(found.length, 14);
@@ -106,12 +112,17 @@ test('a file in more than one copy keeps no module-level state but the deliberat
 
 test('the scan finds module-level state as written in src/', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tracehook-state-'));
-  writeFileSync(join(dir, 'x.ts'), ['let a = 1;', 'export let b: number;', 'const c = new Map<string, number>();', 'const d: string[] = [];', 'const e = new Set();', '  let inner = 1;', 'const f = 1;', 'function g() {}'].join('\n'));
+  writeFileSync(
+    join(dir, 'x.ts'),
+    ['let a = 1;', 'export let b: number;', 'const c = new Map<string, number>();', 'const d: string[] = [];', 'const e = new Set();', '  let inner = 1;', 'const f = 1;', 'function g() {}'].join(
+      '\n',
+    ),
+  );
   const names = moduleState(join(dir, 'x.ts')).map((f) => f.split(':').pop());
   assert.deepEqual(names, ['a', 'b', 'c', 'd', 'e']);
 });
 
-test("every tracehook Symbol.for key is versioned through stateKey(), but the listed ones", () => {
+test('every tracehook Symbol.for key is versioned through stateKey(), but the listed ones', () => {
   const keys = [];
   const walk = (dir) => {
     for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
@@ -122,8 +133,16 @@ test("every tracehook Symbol.for key is versioned through stateKey(), but the li
   };
   walk('src');
   const allowed = UNVERSIONED;
-  assert.deepEqual(keys.filter((k) => !(k in allowed)), [], 'use stateKey(name) (src/state-key.ts) for a new key');
-  assert.deepEqual(Object.keys(allowed).filter((k) => !keys.includes(k)), [], 'listed keys that are gone or versioned now: delete their entries');
+  assert.deepEqual(
+    keys.filter((k) => !(k in allowed)),
+    [],
+    'use stateKey(name) (src/state-key.ts) for a new key',
+  );
+  assert.deepEqual(
+    Object.keys(allowed).filter((k) => !keys.includes(k)),
+    [],
+    'listed keys that are gone or versioned now: delete their entries',
+  );
 });
 
 test("the versioned keys carry package.json's version, in every copy of the build", () => {

@@ -6,12 +6,17 @@ import { test } from 'node:test';
 import { isPatched, markWrapper, patchedSites, PATCHED, unwrap, wrap } from '../../dist/patch/wrap.js';
 
 const site = (id) => ({ component: 'test', id, otherwise: 'nothing' });
-const adds = (n) => (original) => function (...args) {
-  return original.apply(this, args) + n;
-};
+const adds = (n) => (original) =>
+  function (...args) {
+    return original.apply(this, args) + n;
+  };
 
 test('wrap replaces the method, keeps name and length, and unwrap puts back the own property as it was', () => {
-  const target = { twice(a, b) { return 2 * a + 0 * b; } };
+  const target = {
+    twice(a, b) {
+      return 2 * a + 0 * b;
+    },
+  };
   const original = target.twice;
   assert.equal(wrap(target, 'twice', site('t.twice'), adds(1)), true);
   assert.notEqual(target.twice, original);
@@ -25,9 +30,21 @@ test('wrap replaces the method, keeps name and length, and unwrap puts back the 
 });
 
 test('an inherited method becomes a non-enumerable own property, and unwrap deletes it again', () => {
-  class Base { hello() { return 'hi'; } }
+  class Base {
+    hello() {
+      return 'hi';
+    }
+  }
   const obj = new Base();
-  wrap(obj, 'hello', site('t.hello'), (o) => function () { return o.call(this) + '!'; });
+  wrap(
+    obj,
+    'hello',
+    site('t.hello'),
+    (o) =>
+      function () {
+        return o.call(this) + '!';
+      },
+  );
   assert.equal(obj.hello(), 'hi!');
   assert.equal(Object.keys(obj).length, 0);
   unwrap(obj, 'hello', site('t.hello'));
@@ -49,7 +66,15 @@ test('wrapping twice with the same site id is a no-op; another site wraps around
 test("the wrapper carries shimmer's markers and tracehook's site id", () => {
   const target = { f() {} };
   const original = target.f;
-  wrap(target, 'f', site('marked'), (o) => function () { return o(); });
+  wrap(
+    target,
+    'f',
+    site('marked'),
+    (o) =>
+      function () {
+        return o();
+      },
+  );
   assert.equal(target.f.__wrapped, true);
   assert.equal(target.f.__original, original);
   assert.equal(typeof target.f.__unwrap, 'function');
@@ -76,9 +101,17 @@ test('a missing target or method, or a wrapper returning no function, changes no
   assert.equal(wrap(undefined, 'f', site('x'), adds(1)), false);
   assert.equal(wrap({}, 'f', site('x'), adds(1)), false);
   const target = { f: () => 1 };
-  assert.equal(wrap(target, 'f', site('x'), () => 42), false);
+  assert.equal(
+    wrap(target, 'f', site('x'), () => 42),
+    false,
+  );
   assert.equal(target.f(), 1);
-  assert.equal(wrap(target, 'f', site('y'), () => { throw new Error('boom'); }), false);
+  assert.equal(
+    wrap(target, 'f', site('y'), () => {
+      throw new Error('boom');
+    }),
+    false,
+  );
   assert.equal(target.f(), 1);
   const frozen = Object.freeze({ f: () => 1 });
   assert.equal(wrap(frozen, 'f', site('z'), adds(1)), false);
@@ -94,9 +127,26 @@ test('a missing target is reported at DEBUG level with the site id and what is l
 });
 
 test('classes can be wrapped (subclass replacement) and markWrapper marks a replacement made elsewhere', () => {
-  const mod = { Thing: class Thing { constructor(a, b) { this.v = a + b; } } };
+  const mod = {
+    Thing: class Thing {
+      constructor(a, b) {
+        this.v = a + b;
+      }
+    },
+  };
   const Original = mod.Thing;
-  wrap(mod, 'Thing', site('t.Thing'), (O) => class Thing extends O { constructor(a, b) { super(a, b); this.traced = true; } });
+  wrap(
+    mod,
+    'Thing',
+    site('t.Thing'),
+    (O) =>
+      class Thing extends O {
+        constructor(a, b) {
+          super(a, b);
+          this.traced = true;
+        }
+      },
+  );
   const t = new mod.Thing(1, 2);
   assert.equal(t.v, 3);
   assert.equal(t.traced, true);
@@ -106,17 +156,23 @@ test('classes can be wrapped (subclass replacement) and markWrapper marks a repl
   // A subclass of the wrapper is not itself a wrapper.
   class Sub extends mod.Thing {}
   assert.equal(isPatched(Sub), false);
-  const factory = function fastify(opts) { return opts; };
+  const factory = function fastify(opts) {
+    return opts;
+  };
   const replacement = markWrapper((...args) => factory(...args), factory, 't.factory');
   assert.equal(replacement.name, 'fastify');
   assert.equal(replacement.length, 1);
   assert.deepEqual(patchedSites(replacement), ['t.factory']);
 });
 
-test("an anonymous original is named after its property, so its stack frame prints as it did unwrapped; the wrapper keeps the empty name", () => {
+test('an anonymous original is named after its property, so its stack frame prints as it did unwrapped; the wrapper keeps the empty name', () => {
   class Loader {}
   // As Node.js 22+ defines Module.prototype.load: an anonymous function assigned to the prototype.
-  Loader.prototype.load = [function () { throw new Error('in load'); }][0];
+  Loader.prototype.load = [
+    function () {
+      throw new Error('in load');
+    },
+  ][0];
   const original = Loader.prototype.load;
   assert.equal(original.name, '');
   const frameOf = () => {
@@ -127,7 +183,15 @@ test("an anonymous original is named after its property, so its stack frame prin
     }
   };
   assert.equal(frameOf(), 'at Loader.load');
-  wrap(Loader.prototype, 'load', site('t.load'), (o) => function () { return Reflect.apply(o, this, arguments); });
+  wrap(
+    Loader.prototype,
+    'load',
+    site('t.load'),
+    (o) =>
+      function () {
+        return Reflect.apply(o, this, arguments);
+      },
+  );
   assert.equal(Loader.prototype.load.name, '', "the app sees the original's name");
   assert.equal(original.name, 'load');
   assert.equal(frameOf(), 'at Loader.load', 'not Loader.<anonymous>');

@@ -75,7 +75,7 @@ test('injectContext: writes traceparent for the active span context and removes 
   const env = { TRACEPARENT: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`, TRACESTATE: 'stale=1', BAGGAGE: 'stale=1', PATH: '/bin' };
   injectContext(envCarrier(env), parent);
   assert.deepEqual(env, { TRACEPARENT, PATH: '/bin' });
-  const headers = { 'TraceState': 'stale=1', 'content-type': 'text/plain' };
+  const headers = { TraceState: 'stale=1', 'content-type': 'text/plain' };
   assert.equal(injectContext(headers, parent), headers);
   assert.deepEqual(headers, { traceparent: TRACEPARENT, 'content-type': 'text/plain' });
 });

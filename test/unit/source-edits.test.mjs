@@ -70,7 +70,7 @@ test("package-version-once: a package folder's version is its package.json's, wh
   assert.equal(editedBase._extractPackageVersion.call(Object.create(editedBase), dir), '1.2.3');
 });
 
-test("main-resolved-once: which files of a watched package are its main file is the same with the answer kept", () => {
+test('main-resolved-once: which files of a watched package are its main file is the same with the answer kept', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tracehook-edit-'));
   const pkg = join(dir, 'node_modules/tracehook-edit-pkg');
   mkdirSync(join(pkg, 'lib'), { recursive: true });
@@ -99,11 +99,31 @@ test("main-resolved-once: which files of a watched package are its main file is 
   assert.deepEqual(seen(edited), expected, 'a second time, from the kept answers');
 });
 
-test("simple-ranges: the edited satisfies() answers as the original for the ranges instrumentations declare", () => {
+test('simple-ranges: the edited satisfies() answers as the original for the ranges instrumentations declare', () => {
   const original = require(fileOf('simple-ranges')).satisfies;
   const edited = loadEdited('simple-ranges').satisfies;
   const ranges = ['*', '^1.0.0', '^5.0.0', '>=0.3.0 <3', '>=1.0.0', '>=1.0.0 <2', '>=1.3 <4', '>=3.1.0 <3.35.0', '>=4 <5', '>=8.0.3 <9', '>= 6.7 < 8', '<4', '~1.2.3', '1.x', '>=1 <2 || >=3', ''];
-  const versions = ['0.0.0', '0.3.0', '1.0.0', '1.2.3', '1.3.0', '2.9.9', '3.0.0', '3.34.9', '3.35.0', '4.0.0', '6.7.0', '8.0.2', '8.0.3', '8.9.9', '9.0.0', '1.2.3-beta.1', '9.0.0-0', 'v1.2.3', '1.2'];
+  const versions = [
+    '0.0.0',
+    '0.3.0',
+    '1.0.0',
+    '1.2.3',
+    '1.3.0',
+    '2.9.9',
+    '3.0.0',
+    '3.34.9',
+    '3.35.0',
+    '4.0.0',
+    '6.7.0',
+    '8.0.2',
+    '8.0.3',
+    '8.9.9',
+    '9.0.0',
+    '1.2.3-beta.1',
+    '9.0.0-0',
+    'v1.2.3',
+    '1.2',
+  ];
   for (const range of ranges) {
     for (const version of versions) {
       for (const options of [undefined, { includePrerelease: true }]) {

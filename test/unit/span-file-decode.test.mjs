@@ -86,12 +86,25 @@ test('decodeSpanLine: events and links', () => {
 test('decodeSpanLine: several resources and scopes in one line give their spans in order', () => {
   const request = {
     resourceSpans: [
-      { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] }, scopeSpans: [{ scope: { name: 's1' }, spans: [{ ...base, name: 'one' }] }, { scope: { name: 's2' }, spans: [{ ...base, name: 'two' }] }] },
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] },
+        scopeSpans: [
+          { scope: { name: 's1' }, spans: [{ ...base, name: 'one' }] },
+          { scope: { name: 's2' }, spans: [{ ...base, name: 'two' }] },
+        ],
+      },
       { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'b' } }] }, scopeSpans: [{ scope: { name: 's3' }, spans: [{ ...base, name: 'three' }] }] },
     ],
   };
   const spans = decodeSpanLine(`  ${JSON.stringify(request)}\n`);
-  assert.deepEqual(spans.map((s) => [s.name, s.scope.name, s.resource['service.name']]), [['one', 's1', 'a'], ['two', 's2', 'a'], ['three', 's3', 'b']]);
+  assert.deepEqual(
+    spans.map((s) => [s.name, s.scope.name, s.resource['service.name']]),
+    [
+      ['one', 's1', 'a'],
+      ['two', 's2', 'a'],
+      ['three', 's3', 'b'],
+    ],
+  );
 });
 
 test('decodeSpanLine: a line cut short throws SyntaxError; JSON that is not a trace request throws TypeError', () => {

@@ -10,12 +10,55 @@ import { satisfiesSimpleRange } from '../../dist/instrumentations/version-range.
 // The supported versions declared by the instrumentations of auto-instrumentations-node and by tracehook's route
 // instrumentation, as written in their packages.
 const DECLARED = [
-  '*', '^1.0.0', '^3.1.0', '^5.0.0', '^6.0.0', '>=0.3.0 <3', '>=0.5.5 <3', '>=1 <3', '>=1.0.0', '>=1.0.0 <2', '>=1.0.0 <3',
-  '>=1.0.3', '>=1.11.0 <21', '>=1.3 <4', '>=1.4.2 <4', '>=14.0.0 <17', '>=17.0.0 <22', '>=2 <3', '>=2.0.0', '>=2.0.0 <2.4',
-  '>=2.0.0 <3', '>=2.0.0 <4', '>=2.0.0 <6', '>=2.0.0 <7', '>=2.2.0 <3', '>=2.4.0 <3', '>=2.6.0 <4', '>=3 <4', '>=3 <5',
-  '>=3.0.0 <4', '>=3.1.0 <3.35.0', '>=3.24.0', '>=3.3.0 <4', '>=3.35.0', '>=4 <5', '>=4.0.0 <12', '>=4.0.0 <6',
-  '>=4.0.0 <6.4', '>=4.0.0 <8', '>=4.1.0 <13', '>=4.19.0 <7', '>=4.4.0 <5', '>=5.14.0 <11', '>=5.9.7 <10',
-  '>=6.4.0 <8', '>=8.0.0 <13', '>=8.0.3 <9', '>= 6.7 < 8', '<4',
+  '*',
+  '^1.0.0',
+  '^3.1.0',
+  '^5.0.0',
+  '^6.0.0',
+  '>=0.3.0 <3',
+  '>=0.5.5 <3',
+  '>=1 <3',
+  '>=1.0.0',
+  '>=1.0.0 <2',
+  '>=1.0.0 <3',
+  '>=1.0.3',
+  '>=1.11.0 <21',
+  '>=1.3 <4',
+  '>=1.4.2 <4',
+  '>=14.0.0 <17',
+  '>=17.0.0 <22',
+  '>=2 <3',
+  '>=2.0.0',
+  '>=2.0.0 <2.4',
+  '>=2.0.0 <3',
+  '>=2.0.0 <4',
+  '>=2.0.0 <6',
+  '>=2.0.0 <7',
+  '>=2.2.0 <3',
+  '>=2.4.0 <3',
+  '>=2.6.0 <4',
+  '>=3 <4',
+  '>=3 <5',
+  '>=3.0.0 <4',
+  '>=3.1.0 <3.35.0',
+  '>=3.24.0',
+  '>=3.3.0 <4',
+  '>=3.35.0',
+  '>=4 <5',
+  '>=4.0.0 <12',
+  '>=4.0.0 <6',
+  '>=4.0.0 <6.4',
+  '>=4.0.0 <8',
+  '>=4.1.0 <13',
+  '>=4.19.0 <7',
+  '>=4.4.0 <5',
+  '>=5.14.0 <11',
+  '>=5.9.7 <10',
+  '>=6.4.0 <8',
+  '>=8.0.0 <13',
+  '>=8.0.3 <9',
+  '>= 6.7 < 8',
+  '<4',
 ];
 
 const number = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 25 }));
@@ -25,7 +68,11 @@ const version = fc.oneof(
   // Forms left to the full check.
   fc.constantFrom('1.2.3-beta.1', '2.0.0-0', 'v1.2.3', '01.2.3', '1.2', '1.2.3.4', '1.2.3+build', '', ' 1.2.3'),
 );
-const partial = fc.oneof(number.map(String), fc.tuple(number, number).map((p) => p.join('.')), release);
+const partial = fc.oneof(
+  number.map(String),
+  fc.tuple(number, number).map((p) => p.join('.')),
+  release,
+);
 const op = fc.constantFrom('', '=', '>=', '<=', '>', '<', '^', '~', '==', '>= ', '< ');
 // Mostly the forms decided here (so that most pairs are compared), and any other.
 const decidable = fc.oneof(
@@ -70,7 +117,19 @@ test('satisfiesSimpleRange: decides every range instrumentations declare, at and
 });
 
 test('satisfiesSimpleRange: prereleases, wildcards other than *, || and hyphen ranges are left to the full check', () => {
-  for (const [v, r] of [['1.2.3-beta', '>=1'], ['1.2.3', '>=1.2.3-0'], ['1.2.3', '~1.2'], ['1.2.3', '1.x'], ['1.2.3', '>=1 || <0.5'], ['1.2.3', '1 - 2'], ['1.2.3', ''], ['1.2.3', '>1'], ['1.2.3', '^1'], [undefined, '*'], ['1.2.3', 5]]) {
+  for (const [v, r] of [
+    ['1.2.3-beta', '>=1'],
+    ['1.2.3', '>=1.2.3-0'],
+    ['1.2.3', '~1.2'],
+    ['1.2.3', '1.x'],
+    ['1.2.3', '>=1 || <0.5'],
+    ['1.2.3', '1 - 2'],
+    ['1.2.3', ''],
+    ['1.2.3', '>1'],
+    ['1.2.3', '^1'],
+    [undefined, '*'],
+    ['1.2.3', 5],
+  ]) {
     assert.equal(satisfiesSimpleRange(v, r), undefined, `${v} in ${r}`);
   }
 });

@@ -53,7 +53,10 @@ function currentFilter() {
     if (ms === undefined) problems.push('min duration');
     else f.minDurationMs = ms;
   }
-  for (const [id, key] of [['f-since', 'sinceMs'], ['f-until', 'untilMs']]) {
+  for (const [id, key] of [
+    ['f-since', 'sinceMs'],
+    ['f-until', 'untilMs'],
+  ]) {
     const text = $(id).value.trim();
     if (!text) continue;
     const ms = parseTimeMs(text, Date.now());
@@ -225,8 +228,7 @@ function renderRows() {
     const collapsedNote = state.collapsed.has(s.id) ? ` <span class="muted">(+${countDescendants(n)})</span>` : '';
     const selected = state.selectedSpan === n ? ' selected' : '';
     // The duration sits right of the bar; near the right edge, inside a wide bar or left of a narrow one.
-    const labelPos =
-      left + width < 82 ? `left:${left + width + 0.5}%` : width > 12 ? `left:${left + 0.4}%;color:#fff;font-weight:600` : `right:${100 - left + 0.5}%`;
+    const labelPos = left + width < 82 ? `left:${left + width + 0.5}%` : width > 12 ? `left:${left + 0.4}%;color:#fff;font-weight:600` : `right:${100 - left + 0.5}%`;
     html += `<div class="row span-row${selected}${hand ? ' handoff-in' : ''}" style="top:${i * ROW}px" data-span="${s.id}" data-depth="${n.depth}" data-service="${esc(n.res.service)}">
       <div class="name" style="padding-left:${4 + Math.min(n.depth, MAX_INDENT_DEPTH) * 14}px"><span class="toggle">${toggle}</span><span class="chip" style="background:${color}"></span>
         <span class="label${s.status.code === 'ERROR' ? ' err' : ''}">${esc(s.name)}</span>${collapsedNote}${badges.join('')}<span class="proc">${esc(n.res.label)}</span></div>
@@ -324,14 +326,19 @@ function renderDetails(n) {
   const consumers = n.children.filter(handoffOf);
   if (hand || consumers.length) {
     parts.push('<h3>Hand-off</h3>');
-    if (hand) parts.push(`<p>Received from ${linkAnchor(t.summary.traceId, n.parent.span.id, `${n.parent.span.name} (${n.parent.res.label})`)}: crossed into <b>${esc(n.res.label)}</b>${s.attributes['messaging.system'] ? ` over ${esc(s.attributes['messaging.system'])}` : ''}.</p>`);
+    if (hand)
+      parts.push(
+        `<p>Received from ${linkAnchor(t.summary.traceId, n.parent.span.id, `${n.parent.span.name} (${n.parent.res.label})`)}: crossed into <b>${esc(n.res.label)}</b>${s.attributes['messaging.system'] ? ` over ${esc(s.attributes['messaging.system'])}` : ''}.</p>`,
+      );
     for (const c of consumers) parts.push(`<p>Handed to ${linkAnchor(t.summary.traceId, c.span.id, `${c.span.name} (${c.res.label})`)}.</p>`);
   }
   const incoming = t.incoming.get(s.id) || [];
   if (s.links.length || incoming.length) {
     parts.push('<h3>Links</h3>');
     for (const l of s.links) {
-      const attrs = Object.entries(l.attributes || {}).map(([k, v]) => `${k}=${fmtValue(v)}`).join(' ');
+      const attrs = Object.entries(l.attributes || {})
+        .map(([k, v]) => `${k}=${fmtValue(v)}`)
+        .join(' ');
       parts.push(`<p class="link-out">→ ${linkAnchor(l.traceId, l.spanId, describeSpanRef(l.traceId, l.spanId))} <span class="muted">${esc(attrs)}</span></p>`);
     }
     for (const l of incoming) parts.push(`<p class="link-in">← linked from ${linkAnchor(l.traceId, l.spanId, describeSpanRef(l.traceId, l.spanId))}</p>`);
@@ -380,7 +387,10 @@ for (const id of ['f-service', 'f-errors', 'f-min', 'f-since', 'f-until', 'f-tra
     debounce = setTimeout(applyFilters, 120);
   });
 }
-window.addEventListener('resize', () => { renderList(); renderRows(); });
+window.addEventListener('resize', () => {
+  renderList();
+  renderRows();
+});
 
 // ---- live mode: new traces appear while the span files grow
 async function poll() {

@@ -141,5 +141,8 @@ function assets(): { html: string; css: string; js: string } {
 
 // JSON inside <script>: `<` escaped so no `</script>` or `<!--` can end or change the element.
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }

@@ -121,8 +121,8 @@ function onResponseFinish(message: unknown): void {
  */
 export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpServerInstrumentationConfig> {
   // Set by setConfig(), which the base constructor calls before class fields exist: no initializers.
-  private declare values: RequestValuePolicy;
-  private declare incomingTrace: IncomingTracePolicy;
+  declare private values: RequestValuePolicy;
+  declare private incomingTrace: IncomingTracePolicy;
 
   /** @param config - options and `enabled` (default true: it patches `Server.prototype.emit` now) */
   constructor(config: FastHttpServerInstrumentationConfig = {}) {
@@ -189,34 +189,40 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
 
   private patch(prototype: ServerPrototype, scheme: 'http' | 'https'): void {
     const self = this;
-    wrap(prototype, 'emit', SITES[scheme], (original) => function emit(this: unknown, event: string | symbol, req?: unknown, res?: unknown): boolean {
-      // Other events pass through untouched (with all their arguments).
-      if (event !== 'request') return original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
-      const request = req as IncomingMessage;
-      const response = res as TracedResponse;
-      const incoming = incomingParent(request.headers, self.incomingTrace);
-      let parent = incoming.parent;
-      const requestId = acceptRequestId(request.headers['x-request-id']);
-      if (requestId !== undefined) parent = parent.setValue(REQUEST_ID_KEY, requestId);
-      const tracer = self.tracer;
-      const attributes = serverRequestAttributes(request, scheme, self.values);
-      const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links: incoming.links }, parent);
-      response[kSpan] = span;
-      response.on('close', onResponseClose);
-      const ctx = withRouteMetadata(trace.setSpan(parent, span), span, response);
-      bindEventContext(request, response, ctx);
-      let returned = false;
-      // The app's stack gains only this function's frame (context.with would add three more).
-      const restore = swapContext(ctx);
-      try {
-        const result = restore ? original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]) : context.with(ctx, original, this, event, req, res);
-        returned = true;
-        return result;
-      } finally {
-        restore?.();
-        // No catch and rethrow: Node.js would report our line as where the app's error was thrown.
-        if (!returned) handlerThrew(span);
-      }
-    });
+    wrap(
+      prototype,
+      'emit',
+      SITES[scheme],
+      (original) =>
+        function emit(this: unknown, event: string | symbol, req?: unknown, res?: unknown): boolean {
+          // Other events pass through untouched (with all their arguments).
+          if (event !== 'request') return original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]);
+          const request = req as IncomingMessage;
+          const response = res as TracedResponse;
+          const incoming = incomingParent(request.headers, self.incomingTrace);
+          let parent = incoming.parent;
+          const requestId = acceptRequestId(request.headers['x-request-id']);
+          if (requestId !== undefined) parent = parent.setValue(REQUEST_ID_KEY, requestId);
+          const tracer = self.tracer;
+          const attributes = serverRequestAttributes(request, scheme, self.values);
+          const span = tracer.startSpan(request.method ?? 'GET', { kind: SpanKind.SERVER, attributes, links: incoming.links }, parent);
+          response[kSpan] = span;
+          response.on('close', onResponseClose);
+          const ctx = withRouteMetadata(trace.setSpan(parent, span), span, response);
+          bindEventContext(request, response, ctx);
+          let returned = false;
+          // The app's stack gains only this function's frame (context.with would add three more).
+          const restore = swapContext(ctx);
+          try {
+            const result = restore ? original.apply(this, arguments as unknown as [string | symbol, ...unknown[]]) : context.with(ctx, original, this, event, req, res);
+            returned = true;
+            return result;
+          } finally {
+            restore?.();
+            // No catch and rethrow: Node.js would report our line as where the app's error was thrown.
+            if (!returned) handlerThrew(span);
+          }
+        },
+    );
   }
 }

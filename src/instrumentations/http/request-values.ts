@@ -28,7 +28,7 @@ export function bound(value: string, limit: number): string {
  * slice, 2,150 this way; `Buffer` and `structuredClone` round trips detach too, at more cost).
  */
 export function detached(part: string): string {
-  return part.length < 13 ? part : (` ${part}`).slice(1);
+  return part.length < 13 ? part : ` ${part}`.slice(1);
 }
 
 /** True for a query parameter name (percent-decoded) whose value is redacted; built by {@link queryNameMatcher}. */
@@ -118,4 +118,3 @@ export function parsePort(text: string): number | undefined {
   const port = Number(text);
   return port <= 65535 ? port : undefined;
 }
-
