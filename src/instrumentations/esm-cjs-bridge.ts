@@ -18,7 +18,7 @@ const BRIDGE_KEY = stateKey('esmCjsBridge');
  * returns the object to use instead. The module is already cached, so this costs a cache lookup.
  *
  * This replaces import-in-the-middle's loader thread for instrumented CommonJS packages (the
- * thread alone costs ≈ 60 ms of startup here) and also patches the default import, which
+ * thread alone costs more than the whole preload otherwise does: bench/RESULTS.md, startup notes) and also patches the default import, which
  * import-in-the-middle leaves unpatched.
  */
 export function installEsmCjsBridge(): void {

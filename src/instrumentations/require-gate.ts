@@ -18,7 +18,7 @@ type RequireRouteTarget = (this: unknown, id: string) => unknown;
  *
  * Why: the hook sees every `require()` of the process and, for each, resolves the id a second time
  * and then the package's main file a third time, to learn which module it is; for an app that loads
- * express, pg and ioredis (≈ 490 requires) that is ≈ 25 ms of startup spent on packages no
+ * express, pg and ioredis (hundreds of requires) that is a large share of startup (bench: startup, express + pg + ioredis row) spent on packages no
  * instrumentation patches. The gate decides from the id alone, without touching the file system:
  * - a bare id (`express`, `@redis/client/dist/x`) reaches the package its name begins with;
  * - a relative or absolute id reaches the package after the last `node_modules` of the path it
@@ -118,8 +118,8 @@ function registrationOf(pkg: string): Registration {
 /**
  * Tells the gate which files `instrumentation` patches (its module definitions, read after it was created and
  * enabled). In a package whose every registration is declared here, the relative requires of its own files skip the
- * hook, except those that may name a patched file: all of them (≈ 100 for ioredis, each resolved once more by
- * require-in-the-middle: ≈ 7 ms) when only the main export is patched (ioredis, amqplib …), all but `./client`
+ * hook, except those that may name a patched file: all of them (about a hundred for ioredis, each resolved once more by
+ * require-in-the-middle) when only the main export is patched (ioredis, amqplib …), all but `./client`
  * (and `.`, `..`) in pg, whose instrumentation also patches `pg/lib/client.js`. Registrations not declared (a startup
  * hook's own instrumentations) keep every file of their packages going through. Never throws.
  */

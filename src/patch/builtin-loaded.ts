@@ -33,7 +33,7 @@ export function isBuiltinLoaded(name: string): boolean {
 
 /**
  * Calls `callback` once built-in `name` is loaded in this thread: now if it is, else as it loads, before the code
- * that loaded it can use it. node:child_process and node:worker_threads cost ≈ 4-6 and ≈ 3-4 ms of startup; a
+ * that loaded it can use it. node:child_process and node:worker_threads cost milliseconds of startup each (bench: startup, hello-world row); a
  * process that never starts a child or a worker no longer pays them.
  * How a load is seen, however it happens: Node.js opens the module's diagnostics channel
  * (`dc.channel('child_process')`, `dc.channel('worker_threads')`) at the top of its internal part (Node.js 20 to

@@ -15,7 +15,7 @@ const STALE_TEMP_MS = 60_000;
 /**
  * A cache file is V8's data, then what it covers (tags, comma-separated ASCII), the tags' length in bytes (2, little
  * endian), and this format byte; a file ending otherwise is treated as missing. A tag names code the cache was taken
- * after running: `served` (a span had ended, so it holds what a request compiles: ≈ 2 ms of a server's first
+ * after running: `served` (a span had ended, so it holds what a request compiles: part of a server's first
  * request), or a package an instrumentation patched as it loaded (`http`, `express`, `pg`: the patching code and, once
  * served, the request path through it).
  */
@@ -36,10 +36,10 @@ interface Compiled {
 /**
  * Loads dist/preload.bundle.js (`bundle`, an absolute path) as `require()` would, compiled with a V8
  * code cache when one is there: the functions the preload runs at startup come compiled instead of
- * parsed and compiled again in every process and worker thread (≈ 10-15 ms of startup). The cache is
+ * parsed and compiled again in every process and worker thread (bench: startup, tracehook-files row). The cache is
  * the one `vm.Script#createCachedData()` produced after an earlier start, in `<bundle folder>/compile-cache/`,
  * one file per bundle build, Node.js version, architecture and Node.js flags (V8 rejects a cache made under
- * other flags), at most {@link MAX_CACHES} files per bundle (≈ 0.5 MiB each). It lives beside the bundle because only
+ * other flags), at most {@link MAX_CACHES} files per bundle (the size of a V8 code cache of the bundle). It lives beside the bundle because only
  * a folder that may change the bundle may change its compiled form: a cache in a shared temporary folder
  * would let another user put code into this process. A missing or rejected cache is written once startup
  * is done (after `setImmediate`, atomically: a temporary file renamed). It is written again, in a later turn, when
@@ -47,8 +47,8 @@ interface Compiled {
  * patched a package no earlier writer loaded. A cache V8 accepted keeps its functions compiled, so the new one holds
  * both and its tags are the union: one install that runs several apps (a hello-world server, then an Express app with
  * pg) converges on one cache that covers them all, instead of the first app's cache, with which the others compile
- * their instrumentations' code at every start (≈ 10 M instructions, 7% of the preload's cost, in the express + pg +
- * ioredis bench app's start and first request on Node.js 22). A folder that cannot be written (a read-only install)
+ * their instrumentations' code at every start (measured in the express + pg + ioredis bench app's start and first
+ * request: bench/RESULTS.md, the callgrind note of that startup row). A folder that cannot be written (a read-only install)
  * leaves the preload uncached after one attempt, never failing.
  * Without `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` (Node.js < 20.12; the bundle's `import()` needs it),
  * or when anything here fails, the bundle is `require`d as before.
@@ -100,7 +100,7 @@ function coverage(compiled: Compiled): (tag: string) => void {
 /**
  * `require(file)` for one of the build's own bundles that loads after startup (an instrumentation of
  * dist/instrumentations/bundled/, as the app first loads its package), compiled with a V8 code cache as
- * {@link loadPreloadBundle} does: ≈ 1.5 ms less for pg's. Its cache, in `<file folder>/compile-cache/<name>-…`,
+ * {@link loadPreloadBundle} does (bench: startup, express + pg + ioredis row). Its cache, in `<file folder>/compile-cache/<name>-…`,
  * is written once, in the turn after it loaded, when it was missing or rejected. A file without a build id, or one
  * that makes an `import()` (which vm-compiled code would run through an experimental loader), is required as usual.
  * @param file - absolute path

@@ -70,7 +70,7 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
   installEsmCjsBridge();
-  // Patch node:http now, and node:https as it loads (it costs ≈ 12 ms with tls and crypto), through
+  // Patch node:http now, and node:https as it loads (with tls and crypto it is a large part of a start: bench/RESULTS.md, startup notes), through
   // require-in-the-middle, so an ES module's named imports of them (`import { get } from 'node:http'`)
   // are taken from, or synced to, the patched exports.
   if (config.instrumentations.includes('http')) {
