@@ -132,14 +132,4 @@ console.log(names ? `semantic-conventions: ${names.length} constants kept` : 'se
 // The loader that register.mjs and register.cjs require first (src/preload/load-bundle.ts), with the small files it
 // imports (the preload state, its versioned key, the Module internals' accessor) inlined in place: a start reads one
 // file for them, not four. Their state lives on globalThis under versioned keys, so this copy and dist/'s share it.
-await build({
-  entryPoints: [join(root, 'dist/preload/load-bundle.js')],
-  outfile: join(root, 'dist/preload/load-bundle.js'),
-  allowOverwrite: true,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  logLevel: 'warning',
-  legalComments: 'none',
-});
+await build({ ...options, entryPoints: [join(root, 'dist/preload/load-bundle.js')], outfile: join(root, 'dist/preload/load-bundle.js'), allowOverwrite: true });

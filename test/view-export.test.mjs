@@ -132,8 +132,8 @@ test('tracehook export sends span files as http/json and http/protobuf that deco
   );
 });
 
-test('tracehook export fails with exit code 1 and a clear message when the endpoint refuses or rejects', async (t) => {
-  const dir = spansDir(t);
+/** A span file `1.jsonl` in `dir` holding one span. */
+function writeOneSpan(dir) {
   const line = JSON.stringify({
     resourceSpans: [
       {
@@ -143,6 +143,11 @@ test('tracehook export fails with exit code 1 and a clear message when the endpo
     ],
   });
   writeFileSync(join(dir, '1.jsonl'), `${line}\n`);
+}
+
+test('tracehook export fails with exit code 1 and a clear message when the endpoint refuses or rejects', async (t) => {
+  const dir = spansDir(t);
+  writeOneSpan(dir);
 
   const refused = await exportCli([dir, '--endpoint', `http://127.0.0.1:${await refusedPort()}`]);
   assert.equal(refused.code, 1);
@@ -172,15 +177,7 @@ test('tracehook export fails with exit code 1 and a clear message when the endpo
 // Issue 29 item 5: the endpoint was printed as given, password and `?api_key=` value included.
 test('tracehook export names the endpoint without its user, password or query values, and sends user:password@ as Basic authorization', async (t) => {
   const dir = spansDir(t);
-  const line = JSON.stringify({
-    resourceSpans: [
-      {
-        resource: { attributes: [] },
-        scopeSpans: [{ scope: { name: 's' }, spans: [{ traceId: '1'.repeat(32), spanId: '2'.repeat(16), name: 'n', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2' }] }],
-      },
-    ],
-  });
-  writeFileSync(join(dir, '1.jsonl'), `${line}\n`);
+  writeOneSpan(dir);
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const SECRETS = /passw0rd|K3Y-VALUE|S3CR3T|apikey/;

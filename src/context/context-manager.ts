@@ -16,8 +16,11 @@ import { asyncLocalStorageOf } from '../compat/otel-context.js';
  * @see @opentelemetry/context-async-hooks, AbstractAsyncHooksContextManager#bind
  */
 export class TracehookContextManager extends AsyncLocalStorageContextManager {
+  // The base class makes its AsyncLocalStorage in its constructor and keeps it: looked up once, not per call.
+  private readonly storage = asyncLocalStorageOf(this);
+
   override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    const storage = asyncLocalStorageOf(this);
+    const storage = this.storage;
     if (storage === undefined) return super.with(ctx, fn, thisArg, ...args);
     const previous = storage.getStore();
     storage.enterWith(ctx);
@@ -29,7 +32,7 @@ export class TracehookContextManager extends AsyncLocalStorageContextManager {
   }
 
   override bind<T>(ctx: Context, target: T): T {
-    const storage = asyncLocalStorageOf(this);
+    const storage = this.storage;
     if (typeof target !== 'function' || target instanceof EventEmitter || storage === undefined) return super.bind(ctx, target);
     // The same steps as `with`, inlined: a call to `with` would be a second frame.
     const contextWrapper = function (this: unknown) {

@@ -6,7 +6,7 @@ import { stateKey } from '../../state-key.js';
 
 const { context } = api;
 
-// Shared across copies of tracehook in one process: the first copy's wrapper serves them all.
+// Shared by every copy of this build in one process (a versioned key): the first copy's wrapper serves them all.
 const kContext = stateKey('http.eventContext');
 
 type Emit = (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;

@@ -5,7 +5,7 @@ import type { RPCMetadata } from '@opentelemetry/core';
 import { bound } from '../http/request-values.js';
 import { stateKey } from '../../state-key.js';
 
-// Shared across copies of tracehook in one process (a bundle beside unbundled files).
+// Shared by every copy of this build in one process (a bundle beside unbundled files), under a versioned key.
 const kRpc = stateKey('http.rpcMetadata');
 type WithRpc = { [kRpc]?: RPCMetadata };
 
