@@ -40,8 +40,11 @@ export function noteServerError(response: unknown, err: unknown): void {
  * @see OpenTelemetry semantic conventions, "HTTP Server" spans (status, `error.type`), and "Recording errors"
  */
 export function applyServerError(span: Span, response: object, failed: boolean): void {
-  const err = (response as WithError)[kError];
+  const r = response as WithError;
+  const err = r[kError];
   if (err === undefined) return;
+  // The span ends now: the response no longer keeps the error (and what it references) alive.
+  r[kError] = undefined;
   if (failed) markServerError(span, err);
   else recordBounded(span, err);
 }
