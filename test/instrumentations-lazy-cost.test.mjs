@@ -84,8 +84,8 @@ test('require-in-the-middle sees only the requires that can reach an instrumente
   assert.equal(r.status, 0, r.stderr);
   const files = [...r.stderr.matchAll(/processing non-core module require\('[^']*'\): (.*)$/gm)].map((m) => m[1].split(`${sep}node_modules${sep}`).pop().split(sep).join('/'));
   const packages = files.map((f) => f.split('/')[0]);
-  // express (and router, Express 5's) for the route instrumentation; pg, pg-pool and ioredis for theirs.
-  assert.deepEqual([...new Set(packages)].sort(), ['express', 'ioredis', 'pg', 'pg-pool', 'router']);
+  // express (and router and finalhandler, Express 5's) for the route instrumentation; pg, pg-pool and ioredis for theirs.
+  assert.deepEqual([...new Set(packages)].sort(), ['express', 'finalhandler', 'ioredis', 'pg', 'pg-pool', 'router']);
   // In a package, only the files its instrumentations patch, its main file and tracehook's re-require of it go through:
   // ioredis's ≈ 100 files requiring each other skip the hook, and so do pg's but `./client` (instrumentation-pg
   // patches pg/lib/client.js), express's, and router's but `./lib/route` and `./lib/layer` (the route instrumentation patches them).
@@ -94,6 +94,7 @@ test('require-in-the-middle sees only the requires that can reach an instrumente
   assert.deepEqual(seen('pg'), ['lib/client.js', 'lib/index.js']);
   assert.deepEqual(seen('express'), ['index.js']);
   assert.deepEqual(seen('router'), ['index.js', 'lib/layer.js', 'lib/route.js']);
+  assert.deepEqual(seen('finalhandler'), ['index.js']);
   // The instrumentations applied: each package's main export is wrapped, and pg's client file was patched as a file.
   const check = spawnSync(
     process.execPath,

@@ -29,7 +29,20 @@ const EVERY_THREAD = [
 ];
 
 const EXPECTED = {
-  main: [...EVERY_THREAD, 'signals.process.kill', 'context-manager.active', 'routes.Route#dispatch', 'routes.Router#middleware', 'routes.Router#use', 'routes.Layer#handleRequest'],
+  main: [
+    ...EVERY_THREAD,
+    'signals.process.kill',
+    'context-manager.active',
+    'routes.Route#dispatch',
+    'routes.Router#middleware',
+    'routes.Router#use',
+    'routes.Layer#handleRequest',
+    'routes.Layer#handleError',
+    'routes.finalhandler',
+    'routes.fastify.handleError',
+    'routes.Context#onerror',
+    'routes.BaseExceptionFilter#catch',
+  ],
   worker: [
     ...EVERY_THREAD,
     'worker.TracerProvider._activeSpanProcessor.onEnd',

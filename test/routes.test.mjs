@@ -2,11 +2,9 @@
 // @koa/router and NestJS on Express, in the default fast mode and with the stock instrumentation-http; plain node:http keeps
 // the method. A request that calls another service with fetch gives one trace across both.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { FIXTURES, ROOT, get, makeTraceparent, readSpans, spansDir, start } from './helpers/fixture.mjs';
+import { get, makeTraceparent, readSpans, spansDir, start } from './helpers/fixture.mjs';
+import { routeApps } from './helpers/route-apps.mjs';
 
 async function run(t, fixture, env, preload, cwd) {
   const dir = spansDir(t);
@@ -32,28 +30,7 @@ async function run(t, fixture, env, preload, cwd) {
   return { spans, servers, byPath, incoming, calleePort };
 }
 
-/**
- * routes-app.cjs in a temp dir whose node_modules/<name> is the repository's older major (devDependency `alias`,
- * an npm alias), kept under that name by --preserve-symlinks; its hoisted dependencies come through NODE_PATH.
- */
-function olderMajorApp(alias, name) {
-  const dir = mkdtempSync(join(tmpdir(), `tracehook-${alias}-`));
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(join(ROOT, 'node_modules', alias), join(dir, 'node_modules', name), 'dir');
-  copyFileSync(join(FIXTURES, 'routes-app.cjs'), join(dir, 'routes-app.cjs'));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return [join(dir, 'routes-app.cjs'), { FRAMEWORK: name, NODE_PATH: join(ROOT, 'node_modules') }, ['--preserve-symlinks', '--require', join(ROOT, 'register.cjs')], dir];
-}
-
-const APPS = [
-  ['express 4', ...olderMajorApp('express4', 'express')],
-  ['fastify 4', ...olderMajorApp('fastify4', 'fastify')],
-  ['express', 'routes-app.cjs', { FRAMEWORK: 'express' }, ['--require', '@tracehook/register']],
-  ['express (ES module)', 'routes-express.mjs', {}, ['--import', '@tracehook/register']],
-  ['fastify', 'routes-app.cjs', { FRAMEWORK: 'fastify' }, ['--import', '@tracehook/register']],
-  ['koa + @koa/router', 'routes-app.cjs', { FRAMEWORK: 'koa' }, ['--require', '@tracehook/register']],
-  ['nestjs on express', 'routes-app.cjs', { FRAMEWORK: 'nest' }, ['--import', '@tracehook/register']],
-];
+const APPS = routeApps();
 
 for (const mode of ['fast', 'stock']) {
   for (const [name, fixture, env, preload, cwd] of APPS) {

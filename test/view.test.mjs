@@ -286,7 +286,7 @@ test('renderTrace draws one aligned line per span: offset, name, kind, duration,
     [
       'trace 4bf92f3577b34da6a3ce929d0e0e4736  4 spans  2 processes (front, downstream)  20.0 ms  tracestate congo=t61rcWkgMzE,rojo=00f067aa0ba902b7',
       '  +0.0 ms  ⋯ GET /order                     SERVER  20.0 ms  UNSET  front[100]       GET /order?item=book → 200  (parent 00f067aa0ba902b7 not in span files)',
-      '  +1.0 ms    ├─ grpc.demo.Pricing/GetQuote  CLIENT  14.0 ms  ERROR  front[100]       grpc status 5  "no price for item \\"book\\""',
+      '  +1.0 ms    ├─ grpc.demo.Pricing/GetQuote  CLIENT  14.0 ms  ERROR  front[100]       grpc status 5  Error "no price for item \\"book\\""',
       '  +2.0 ms    └─ GET                         CLIENT  10.0 ms  UNSET  front[100]       GET http://127.0.0.1:4001/stock?item=book → 200',
       '  +4.0 ms       └─ GET /stock               SERVER   6.5 ms  UNSET  downstream[200]',
       '',

@@ -250,7 +250,7 @@ function spanRow(trace: Trace, node: SpanNode, prefix: string): string[] {
   const { span } = node;
   const offsetMs = Number(span.startTimeUnixNano - trace.startTimeUnixNano) / 1e6;
   const notes = [spanDetail(span)];
-  if (span.status.message) notes.push(JSON.stringify(span.status.message));
+  notes.push(statusNote(span));
   if (node.missingParentSpanId) notes.push(`(parent ${node.missingParentSpanId} not in span files)`);
   if (node.depth > MAX_DRAWN_DEPTH) notes.push(`(depth ${node.depth})`);
   return [
@@ -262,6 +262,18 @@ function spanRow(trace: Trace, node: SpanNode, prefix: string): string[] {
     printable(processLabel(span)),
     printable(notes.filter(Boolean).join('  ')),
   ];
+}
+
+/**
+ * The status message, quoted; on an ERROR span led by the type of its first `exception` event, whose message stands
+ * in when the status has none (`TypeError "boom: user 42 missing"`).
+ */
+function statusNote(span: DecodedSpan): string {
+  const message = span.status.message;
+  const exception = span.status.code === 'ERROR' ? span.events.find((e) => e.name === 'exception')?.attributes : undefined;
+  const text = message || exception?.['exception.message'];
+  const type = exception?.['exception.type'];
+  return [typeof type === 'string' ? type : '', typeof text === 'string' && text ? JSON.stringify(text) : ''].filter(Boolean).join(' ');
 }
 
 function compareNodes(a: SpanNode, b: SpanNode): number {

@@ -1,8 +1,8 @@
 import type { Span } from '@opentelemetry/api';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ServerResponse } from 'node:http';
-import { markSpanError } from '../../context/span-error.js';
 import { onProcessEvent } from '../../preload/signals.js';
+import { markServerError } from './server-error.js';
 
 /**
  * `error.type` of a SERVER span whose response closed before it finished: the client went away
@@ -29,16 +29,6 @@ export function markClientGone(span: Span, response: ServerResponse): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the response finished' });
 }
 
-/**
- * Records what a request listener threw on its SERVER span (exception event, status ERROR,
- * `error.type` = the error's name), as instrumentation-http does. The span stays open: the
- * response may still finish, or the process end with it in flight. Never throws.
- */
-function recordHandlerError(span: Span, err: unknown): void {
-  markSpanError(span, err);
-  span.setAttribute('error.type', (err instanceof Error && err.name) || 'Error');
-}
-
 /** The SERVER span whose request listener has just thrown, until the error reaches `'uncaughtExceptionMonitor'`. */
 let thrownFrom: Span | undefined;
 let monitoring = false;
@@ -46,7 +36,7 @@ let monitoring = false;
 /**
  * Notes that a request listener threw out of `span`'s `emit` without catching the error: a rethrow would make
  * Node.js report our line, not the app's, as where it was thrown. The span is marked ERROR now; the error itself
- * reaches it through `'uncaughtExceptionMonitor'` ({@link recordHandlerError}), which Node.js emits before it reports
+ * reaches it through `'uncaughtExceptionMonitor'` (recorded as `markServerError` does), which Node.js emits before it reports
  * an uncaught error, in the same turn. A caller of `emit` that catches the error leaves the span ERROR without it:
  * the note is forgotten at the next microtask. Never throws.
  */
@@ -61,6 +51,6 @@ export function handlerThrew(span: Span): void {
   onProcessEvent('uncaughtExceptionMonitor', (err) => {
     const thrown = thrownFrom;
     thrownFrom = undefined;
-    if (thrown) recordHandlerError(thrown, err);
+    if (thrown) markServerError(thrown, err);
   });
 }

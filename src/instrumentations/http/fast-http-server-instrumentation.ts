@@ -14,6 +14,7 @@ import { CLIENT_GONE_ERROR_TYPE, endClientGone, handlerThrew } from './client-go
 import { incomingParent } from './incoming-trace.js';
 import type { RequestValuePolicy } from './server-attributes.js';
 import { applyHttpRoute, withRouteMetadata } from '../routes/http-route.js';
+import { applyServerError } from './server-error.js';
 import { serverRequestAttributes } from './server-attributes.js';
 import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
@@ -68,6 +69,8 @@ function onResponseClose(this: TracedResponse): void {
   if (!span) return;
   this[kSpan] = undefined;
   applyHttpRoute(span, this, this.req?.method, routeLimit);
+  // The client-gone status stays; an error the framework surfaced still says what happened.
+  applyServerError(span, this, false);
   endClientGone(span, this);
 }
 
@@ -94,6 +97,7 @@ function onResponseFinish(message: unknown): void {
   const status = response.statusCode;
   span.setAttribute('http.response.status_code', status);
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  applyServerError(span, response, status >= 500);
   applyHttpRoute(span, response, response.req?.method, routeLimit);
   span.end();
 }
@@ -112,7 +116,9 @@ function onResponseFinish(message: unknown): void {
  * `TRACEHOOK_INCOMING_TRACE` says (see `incomingParent`). An `x-request-id` header of at most 128
  * visible ASCII characters becomes the request id of the context (see `withRequestId`).
  * The span is named `METHOD route` with `http.route` when a framework hook set the route in the
- * context's RPC metadata (see `withRouteMetadata`), else the method; a 5xx status sets status ERROR. A
+ * context's RPC metadata (see `withRouteMetadata`), else the method; a 5xx status sets status ERROR, with the
+ * message, `error.type` and an `exception` event of the error a framework hook noted for the response (see
+ * `applyServerError`; a 4xx keeps status UNSET and gets the event only). A
  * response that closes before it finished (the client went away) ends the span then, with status
  * ERROR and `error.type` {@link CLIENT_GONE_ERROR_TYPE}; a request listener that throws records the
  * exception on the span. Request-derived values are bounded and sensitive query values redacted

@@ -9,6 +9,7 @@ import { bound, queryNameMatcher, redactUrlQuery } from './request-values.js';
 import type { QueryNameMatcher } from './request-values.js';
 import { nameByRoute } from '../routes/http-route.js';
 import { serverRequestAttributes } from './server-attributes.js';
+import { applyServerError } from './server-error.js';
 
 /** The attributes instrumentation-http takes from what the client sent, replaced by tracehook's. */
 const REQUEST_DERIVED = ['url.path', 'url.query', 'server.address', 'server.port', 'user_agent.original'];
@@ -24,7 +25,8 @@ type Attributes = Record<string, unknown>;
  * the request-derived attributes computed as the fast instrumentation does (see
  * `serverRequestAttributes`), every other string attribute (a `client.address` from `Forwarded`, say)
  * cut to the request value bound, a response that closed before it finished marked ERROR with
- * `error.type` (it ends such spans with status UNSET), and `TRACEHOOK_INCOMING_TRACE` applied with
+ * `error.type` (it ends such spans with status UNSET), the error a framework hook noted for the response
+ * recorded as the fast instrumentation records it (`applyServerError`), and `TRACEHOOK_INCOMING_TRACE` applied with
  * {@link incomingTracePropagator}. Credentials in a client URL are already `REDACTED:REDACTED@` in
  * its `url.full`.
  */
@@ -50,7 +52,9 @@ export function stockHttpOptions(requestData: RequestDataConfig): Record<string,
     // Called after it named a SERVER span by its route: the route is cut as the fast instrumentation cuts it.
     applyCustomAttributesOnSpan: (span: Span, request: { method?: string }, response: ServerResponse | IncomingMessage) => {
       const res = response as ServerResponse;
-      if (typeof res.writableFinished === 'boolean' && !res.writableFinished) markClientGone(span, res);
+      const gone = typeof res.writableFinished === 'boolean' && !res.writableFinished;
+      if (gone) markClientGone(span, res);
+      applyServerError(span, res, !gone && res.statusCode >= 500);
       const route = attributesOf(span)?.['http.route'];
       if (typeof route === 'string' && route.length > limit) nameByRoute(span, route, request?.method, limit);
     },

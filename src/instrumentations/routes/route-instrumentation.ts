@@ -7,6 +7,7 @@ import { setHttpRoute } from './http-route.js';
 import type { PatchSite } from '../../patch/wrap.js';
 import { markWrapper, unwrap, wrap } from '../../patch/wrap.js';
 import { isTemplateBase, wrapHandleRequest, wrapUse } from './express-mounts.js';
+import { wrapFastifyHandleError, wrapFinalhandler, wrapHandleError, wrapKoaOnerror, wrapNestCatch } from './route-errors.js';
 
 type Dispatch = (this: { path?: unknown }, req: { baseUrl?: string }, res: unknown, ...rest: unknown[]) => unknown;
 type KoaMiddleware = (this: unknown, ctx: { res?: unknown } | undefined, next: unknown) => unknown;
@@ -24,6 +25,11 @@ const DISPATCH_SITE = { component: 'instrumentations', id: 'routes.Route#dispatc
 const USE_SITE = { component: 'instrumentations', id: 'routes.Router#use', otherwise: 'Express routes under a mounted router get no http.route' };
 const LAYER_SITE = { component: 'instrumentations', id: 'routes.Layer#handleRequest', otherwise: 'Express routes under a mounted router get no http.route' };
 const KOA_SITE = { component: 'instrumentations', id: 'routes.Router#middleware', otherwise: 'Koa SERVER spans get no http.route' };
+const NO_REASON = 'SERVER spans of failed requests get no exception event nor status message';
+const HANDLE_ERROR_SITE = { component: 'instrumentations', id: 'routes.Layer#handleError', otherwise: `Express errors taken by an error handler: ${NO_REASON}` };
+const FASTIFY_ERROR_SITE = { component: 'instrumentations', id: 'routes.fastify.handleError', otherwise: `Fastify: ${NO_REASON}, validation errors no http.route` };
+const KOA_ERROR_SITE = { component: 'instrumentations', id: 'routes.Context#onerror', otherwise: `Koa: ${NO_REASON}` };
+const NEST_ERROR_SITE = { component: 'instrumentations', id: 'routes.BaseExceptionFilter#catch', otherwise: `NestJS: ${NO_REASON}` };
 
 /**
  * The matched route of Express 4 and 5 (and NestJS on Express), Fastify and Koa with @koa/router,
@@ -38,6 +44,10 @@ const KOA_SITE = { component: 'instrumentations', id: 'routes.Router#middleware'
  * - Fastify 5: the `tracing:fastify.request.handler:start` diagnostics channel (`route.url`); Fastify 4:
  *   an `onRequest` hook added to each root instance the factory creates (`request.routeOptions.url`).
  * - @koa/router (and koa-router): the router's middleware, after it stored `ctx._matchedRoute`.
+ * It also notes, for the SERVER span, the error each framework answers a request with (see `route-errors.ts`):
+ * Express's `Layer#handle_error` / `#handleError` and the `finalhandler` package, Fastify's `handleError`
+ * (`fastify/lib/error-handler.js`, which also gives a validation error its route), Koa's `ctx.onerror`
+ * (`koa/lib/context.js`), NestJS's `BaseExceptionFilter#catch` (`@nestjs/core`).
  * Loaded with the HTTP instrumentation; each patch is applied only if and when the app loads that module.
  */
 export class RouteInstrumentation extends InstrumentationBase {
@@ -66,9 +76,15 @@ export class RouteInstrumentation extends InstrumentationBase {
         if (exports) unwrap(at(exports), name, site);
       },
     });
-    const method = (file: string, ...args: Parameters<typeof onMethod>) => {
-      const { patch, unpatch } = onMethod(...args);
-      return new InstrumentationNodeModuleFile(file, ['*'], patch, unpatch);
+    // One file patched at one or more methods, undone together.
+    const method = (file: string, ...sites: Parameters<typeof onMethod>[]) => {
+      const each = sites.map((site) => onMethod(...site));
+      return new InstrumentationNodeModuleFile(
+        file,
+        ['*'],
+        (exports: Methods) => (each.forEach((m) => m.patch(exports)), exports),
+        (exports?: Methods) => each.forEach((m) => m.unpatch(exports)),
+      );
     };
     const self = (exports: Methods) => exports;
     const proto = (exports: { prototype?: Methods }) => exports?.prototype;
@@ -91,21 +107,28 @@ export class RouteInstrumentation extends InstrumentationBase {
           unwrap(exports?.prototype, 'middleware', KOA_SITE);
         },
       );
+    const nest = onMethod((exports) => (exports as { BaseExceptionFilter?: { prototype?: Methods } })?.BaseExceptionFilter?.prototype, 'catch', NEST_ERROR_SITE, wrapNestCatch);
     return [
       // Fastify 5 reports through its diagnostics channel; Fastify 4 publishes none.
       new InstrumentationNodeModuleDefinition('fastify', ['>=4 <5'], (exports: FastifyFactory) => (typeof exports === 'function' ? wrapFastify4(exports) : exports)),
+      new InstrumentationNodeModuleDefinition('fastify', ['>=4 <6'], undefined, undefined, [method('fastify/lib/error-handler.js', [self, 'handleError', FASTIFY_ERROR_SITE, wrapFastifyHandleError])]),
       new InstrumentationNodeModuleDefinition('express', ['>=4 <5'], undefined, undefined, [
-        method('express/lib/router/route.js', proto, 'dispatch', DISPATCH_SITE, wrapDispatch),
-        method('express/lib/router/index.js', self, 'use', USE_SITE, wrapUse),
-        method('express/lib/router/layer.js', proto, 'handle_request', LAYER_SITE, wrapHandleRequest),
+        method('express/lib/router/route.js', [proto, 'dispatch', DISPATCH_SITE, wrapDispatch]),
+        method('express/lib/router/index.js', [self, 'use', USE_SITE, wrapUse]),
+        method('express/lib/router/layer.js', [proto, 'handle_request', LAYER_SITE, wrapHandleRequest], [proto, 'handle_error', HANDLE_ERROR_SITE, wrapHandleError]),
       ]),
       // The package's main file (`Router`) comes to the module's own hooks, not as a file.
       new InstrumentationNodeModuleDefinition('router', ['>=2 <3'], routerUse.patch, routerUse.unpatch, [
-        method('router/lib/route.js', proto, 'dispatch', DISPATCH_SITE, wrapDispatch),
-        method('router/lib/layer.js', proto, 'handleRequest', LAYER_SITE, wrapHandleRequest),
+        method('router/lib/route.js', [proto, 'dispatch', DISPATCH_SITE, wrapDispatch]),
+        method('router/lib/layer.js', [proto, 'handleRequest', LAYER_SITE, wrapHandleRequest], [proto, 'handleError', HANDLE_ERROR_SITE, wrapHandleError]),
       ]),
+      // Express 4 and 5 end a request no layer answered with it (and so do connect and router on their own).
+      new InstrumentationNodeModuleDefinition('finalhandler', ['>=1 <3'], (exports: unknown) => (typeof exports === 'function' ? wrapFinalhandler(exports as never) : exports)),
       koaRouter('@koa/router'),
       koaRouter('koa-router'),
+      new InstrumentationNodeModuleDefinition('koa', ['>=2 <4'], undefined, undefined, [method('koa/lib/context.js', [self, 'onerror', KOA_ERROR_SITE, wrapKoaOnerror])]),
+      // NestJS 12 is an ES module: its namespace comes here when a CommonJS app `require`s it (or through the ESM loader).
+      new InstrumentationNodeModuleDefinition('@nestjs/core', ['*'], nest.patch, nest.unpatch),
     ];
   }
 }
