@@ -39,7 +39,10 @@ export function decodeSpanLine(line: string, file = '', options: DecodeOptions =
 
 /** What {@link decodeSpanLine} may leave out. */
 export interface DecodeOptions {
-  /** Leave span attributes and events empty (`{}`, `[]`): an index that only lists traces needs neither. */
+  /**
+   * Leave span events empty and keep only the attributes that name a request's route or path
+   * ({@link ROUTE_KEYS}): an index that only lists traces needs no more.
+   */
   skipAttributesAndEvents?: boolean;
 }
 
@@ -171,7 +174,7 @@ function decodeSpan(raw: RawObject, resource: DecodedSpan['resource'], scope: De
     startTimeUnixNano,
     endTimeUnixNano,
     durationMs: Number(endTimeUnixNano - startTimeUnixNano) / 1e6,
-    attributes: light ? {} : toAttributes(raw.attributes),
+    attributes: light ? routeAttributes(raw.attributes) : toAttributes(raw.attributes),
     events: light ? [] : arrayOrEmpty(raw.events).map((e) => decodeEvent(e, startTimeUnixNano)),
     links: arrayOrEmpty(raw.links).map(decodeLink),
     status: decodeStatus(raw.status as RawObject),
@@ -179,6 +182,20 @@ function decodeSpan(raw: RawObject, resource: DecodedSpan['resource'], scope: De
     scope,
     file,
   };
+}
+
+/** The attributes that name what a SERVER span served, most specific first (semantic conventions, then their older name). */
+export const ROUTE_KEYS = ['http.route', 'url.path', 'http.target'] as const;
+
+function routeAttributes(raw: unknown): DecodedSpan['attributes'] {
+  const out: DecodedSpan['attributes'] = {};
+  for (const kv of arrayOrEmpty(raw)) {
+    const key = (kv as RawObject)?.key;
+    if (typeof key !== 'string' || !(ROUTE_KEYS as readonly string[]).includes(key)) continue;
+    const value = ((kv as RawObject)?.value as RawObject)?.stringValue;
+    if (typeof value === 'string') out[key] = value;
+  }
+  return out;
 }
 
 function decodeEvent(raw: RawObject, spanStart: bigint): DecodedEvent {

@@ -5,7 +5,7 @@
  * files as they grow: {@link SpanIndex.refresh} reads only what was appended since the last call.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { decodeSpanLine, skipReason } from './decode';
+import { decodeSpanLine, ROUTE_KEYS, skipReason } from './decode';
 import { readLines, readLinesAt, tooLongReason } from './line-reader';
 import { findAllSpanFiles, openSpanFile, skippedFileReason, type SpanFileOptions } from './span-files';
 import { processLabel } from './span-label';
@@ -21,8 +21,11 @@ export interface TraceSummary extends FilterableTrace {
   spanCount: number;
   /** Distinct processes as `service[pid]` / `service[pid:tN]`, in order of first appearance. */
   processes: string[];
-  /** The earliest span without a parent, else the earliest span (its parent is upstream). */
-  root: { name: string; service: string; spanId: string; hasParent: boolean };
+  /**
+   * The earliest span without a parent, else the earliest span (its parent is upstream). `route`:
+   * its `http.route`, else `url.path`, else `http.target` without the query (absent when none).
+   */
+  root: { name: string; service: string; spanId: string; hasParent: boolean; route?: string };
   /** PRODUCER and CONSUMER spans: hand-offs into workers, child processes and pools. */
   messagingCount: number;
   /** Links on the trace's spans. */
@@ -289,7 +292,7 @@ export class SpanIndex {
           endTimeUnixNano: span.endTimeUnixNano,
           spanCount: 0,
           processes: [this.intern(processLabel(span))],
-          root: { name, service, spanId: span.spanId, hasParent: span.parentSpanId !== undefined },
+          root: rootOf(span, name, service),
           messagingCount: 0,
           linkCount: 0,
         },
@@ -313,7 +316,7 @@ export class SpanIndex {
     // A span without a parent beats one with; among equals, the earliest wins.
     const hasParent = span.parentSpanId !== undefined;
     if ((s.root.hasParent && !hasParent) || (s.root.hasParent === hasParent && span.startTimeUnixNano < entry.rootStart)) {
-      s.root = { name, service, spanId: span.spanId, hasParent };
+      s.root = rootOf(span, name, service);
       entry.rootStart = span.startTimeUnixNano;
     }
     for (const link of span.links) {
@@ -343,4 +346,13 @@ function addDistinct(entry: TraceEntry, list: string[], value: string): void {
 /** Nanoseconds since the epoch as fractional milliseconds (µs precision survives a double). */
 export function nanosToMs(nanos: bigint): number {
   return Number(nanos / 1000n) / 1000;
+}
+
+/** The summary's `root` for `span`. */
+function rootOf(span: DecodedSpan, name: string, service: string): TraceSummary['root'] {
+  const root: TraceSummary['root'] = { name, service, spanId: span.spanId, hasParent: span.parentSpanId !== undefined };
+  const key = ROUTE_KEYS.find((k) => typeof span.attributes[k] === 'string' && span.attributes[k] !== '');
+  // The query of http.target may hold tokens: the list shows the path only.
+  if (key) root.route = (span.attributes[key] as string).split('?')[0];
+  return root;
 }

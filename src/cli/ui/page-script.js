@@ -39,6 +39,12 @@ const fmtTime = (ms) => (Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().re
 // Tree levels the waterfall indents; deeper rows are drawn at this indentation.
 const MAX_INDENT_DEPTH = 64;
 const fmtValue = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+// What a trace served: the root span's name, with its route or URL path when the name lacks it
+// (plain node:http names a SERVER span by its method only).
+const rootLabel = (root) => (root.route && !root.name.includes(root.route) ? `${root.name} ${root.route}` : root.name);
+// An attribute key that wraps only after its dots and underscores (`http.request.` / `method`).
+const keyHtml = (k) => esc(k).replace(/([._])/g, '$1<wbr>');
 
 // ---- filters
 function currentFilter() {
@@ -78,6 +84,25 @@ function applyFilters() {
   $('count').textContent = `${state.shown.length} of ${state.traces.length} traces` + (problems.length ? ` — not understood: ${problems.join(', ')}` : '');
   $('list-rows').style.height = state.shown.length * TRACE_ROW + 'px';
   renderList();
+  state.scatterOrder = null;
+  renderScatter();
+  // The open trace follows the filters: one they exclude gives way to the first that matches.
+  if (state.trace && !state.shown.some((t) => t.traceId === state.trace.summary.traceId)) {
+    if (state.shown.length) openTrace(state.shown[0].traceId);
+    else closeTrace('No trace matches the filters.');
+  }
+}
+
+function closeTrace(message) {
+  state.trace = null;
+  state.selectedSpan = null;
+  $('trace-header').textContent = message;
+  $('axis').innerHTML = '';
+  $('wf-rows').innerHTML = '';
+  $('wf-rows').style.height = '0px';
+  $('details').innerHTML = '<p class="muted">Click a span for its attributes, resource, events, status and links.</p>';
+  history.replaceState(null, '', location.pathname + location.search);
+  renderList();
 }
 
 function fillServices() {
@@ -101,10 +126,77 @@ function renderList() {
     const status = t.errorCount ? `<span class="err">${t.errorCount} error${t.errorCount > 1 ? 's' : ''}</span>` : '<span class="ok">OK</span>';
     const dots = t.services.map((s) => `<span title="${esc(s)}"><span class="dot" style="background:${serviceColor(s)}"></span>${esc(s)}</span>`).join(' ');
     html += `<div class="row trace-row${selected}" style="top:${i * TRACE_ROW}px" data-trace="${t.traceId}">
-      <div class="l1"><span class="root">${t.root.hasParent ? '⋯ ' : ''}${esc(t.root.name)} <span class="muted">${esc(t.root.service)}</span></span><span>${fmtMs(t.durationMs)}</span>${status}</div>
-      <div class="l2"><span>${fmtTime(t.startMs)}</span><span>${t.spanCount} spans</span><span>${dots}</span></div></div>`;
+      <div class="l1"><span class="root">${t.root.hasParent ? '⋯ ' : ''}${esc(rootLabel(t.root))} <span class="muted">${esc(t.root.service)}</span></span><span>${fmtMs(t.durationMs)}</span>${status}</div>
+      <div class="l2"><span>${fmtTime(t.startMs)}</span><span>${plural(t.spanCount, 'span', 'spans')}</span><span>${dots}</span></div></div>`;
   }
   $('list-rows').innerHTML = html;
+}
+
+// ---- scatter plot: one point per trace shown, x its start, y its duration (log scale); a click or
+// Enter opens the trace. SVG built as one string: 5,000 points cost a few ms.
+const SCATTER = { h: 120, left: 58, right: 12, top: 8, bottom: 20 };
+let scatterFocus = -1;
+function renderScatter() {
+  const svg = $('scatter');
+  const pts = state.shown;
+  const w = Math.max(svg.clientWidth, 200);
+  const { h, left, right, top, bottom } = SCATTER;
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  svg.dataset.points = String(pts.length);
+  if (!pts.length) {
+    svg.innerHTML = `<text x="${w / 2}" y="${h / 2}" class="axis-label" text-anchor="middle">no traces</text>`;
+    return;
+  }
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const t of pts) {
+    x0 = Math.min(x0, t.startMs);
+    x1 = Math.max(x1, t.startMs);
+    const d = Math.max(t.durationMs, 0.001);
+    y0 = Math.min(y0, d);
+    y1 = Math.max(y1, d);
+  }
+  if (x1 - x0 < 1) (x0 -= 1), (x1 += 1);
+  const ly0 = Math.floor(Math.log10(y0)), ly1 = Math.max(Math.ceil(Math.log10(y1)), ly0 + 1);
+  const px = (ms) => left + ((ms - x0) / (x1 - x0)) * (w - left - right);
+  const py = (ms) => top + (1 - (Math.log10(Math.max(ms, 0.001)) - ly0) / (ly1 - ly0)) * (h - top - bottom);
+  let out = '';
+  for (let e = ly0; e <= ly1; e++) {
+    const y = py(10 ** e);
+    out += `<line class="grid" x1="${left}" x2="${w - right}" y1="${y}" y2="${y}"/><text class="axis-label" x="${left - 4}" y="${y + 3}" text-anchor="end">${fmtMs(10 ** e)}</text>`;
+  }
+  for (let i = 0; i <= 4; i++) {
+    const ms = x0 + ((x1 - x0) * i) / 4;
+    const anchor = i === 0 ? 'start' : i === 4 ? 'end' : 'middle';
+    out += `<text class="axis-label" x="${px(ms)}" y="${h - 5}" text-anchor="${anchor}">${fmtTime(ms).slice(11, 19)}</text>`;
+  }
+  const open = state.trace && state.trace.summary.traceId;
+  for (let i = 0; i < pts.length; i++) {
+    const t = pts[i];
+    const x = px(t.startMs).toFixed(1), y = py(t.durationMs).toFixed(1);
+    const cls = `pt${t.errorCount ? ' error' : ''}${t.traceId === open ? ' sel' : ''}`;
+    // Errors are red diamonds, the rest blue circles: told apart by shape as well as colour.
+    out += t.errorCount
+      ? `<path class="${cls}" data-i="${i}" data-trace="${t.traceId}" d="M${x} ${+y - 4.5}l4.5 4.5-4.5 4.5-4.5-4.5z"/>`
+      : `<circle class="${cls}" data-i="${i}" data-trace="${t.traceId}" cx="${x}" cy="${y}" r="3"/>`;
+  }
+  svg.innerHTML = out;
+  scatterFocus = -1;
+}
+
+function markScatter() {
+  const open = state.trace && state.trace.summary.traceId;
+  for (const el of $('scatter').querySelectorAll('.pt.sel')) el.classList.remove('sel');
+  if (open) for (const el of $('scatter').querySelectorAll(`.pt[data-trace="${open}"]`)) el.classList.add('sel');
+}
+
+function scatterTip(el, t) {
+  const tip = $('scatter-tip');
+  if (!t) return (tip.hidden = true);
+  tip.hidden = false;
+  tip.textContent = `${rootLabel(t.root)} · ${fmtMs(t.durationMs)} · ${fmtTime(t.startMs)}${t.errorCount ? ` · ${plural(t.errorCount, 'error', 'errors')}` : ''}`;
+  const box = el.getBoundingClientRect(), pane = $('scatter-pane').getBoundingClientRect();
+  tip.style.left = `${Math.min(box.left - pane.left + 8, pane.width - tip.offsetWidth - 4)}px`;
+  tip.style.top = `${box.top - pane.top - 26}px`;
 }
 
 // ---- loading a trace
@@ -134,6 +226,7 @@ async function openTrace(traceId, spanId) {
   renderAxis();
   layoutRows();
   renderList();
+  markScatter();
   const target = spanId && state.trace.byId.get(spanId);
   selectSpan(target || state.trace.roots[0], !!target);
 }
@@ -252,8 +345,8 @@ function countDescendants(n) {
 function renderTraceHeader() {
   const t = state.trace.summary;
   const services = t.services.map((s) => `<span><span class="dot" style="background:${serviceColor(s)}"></span>${esc(s)}</span>`).join('');
-  $('trace-header').innerHTML = `<div><strong>${esc(t.root.name)}</strong> <span class="mono muted">${t.traceId}</span></div>
-    <div class="muted">${fmtTime(t.startMs)} · ${fmtMs(t.durationMs)} · ${t.spanCount} spans · ${t.processes.length} processes/threads · ${t.errorCount ? `<span class="err">${t.errorCount} errors</span>` : 'no errors'}</div>
+  $('trace-header').innerHTML = `<div><strong>${esc(rootLabel(t.root))}</strong> <span class="mono muted">${t.traceId}</span></div>
+    <div class="muted">${fmtTime(t.startMs)} · ${fmtMs(t.durationMs)} · ${plural(t.spanCount, 'span', 'spans')} · ${plural(t.processes.length, 'process/thread', 'processes/threads')} · ${t.errorCount ? `<span class="err">${plural(t.errorCount, 'error', 'errors')}</span>` : 'no errors'}</div>
     <div class="services">${services}</div>`;
 }
 
@@ -297,7 +390,7 @@ function selectSpan(node, scroll) {
 function table(obj) {
   const entries = Object.entries(obj || {});
   if (!entries.length) return '<p class="muted">none</p>';
-  return `<table>${entries.map(([k, v]) => `<tr><td class="k">${esc(k)}</td><td class="mono">${esc(fmtValue(v))}</td></tr>`).join('')}</table>`;
+  return `<table>${entries.map(([k, v]) => `<tr><td class="k">${keyHtml(k)}</td><td class="mono">${esc(fmtValue(v))}</td></tr>`).join('')}</table>`;
 }
 
 function linkAnchor(traceId, spanId, text) {
@@ -355,6 +448,34 @@ function renderDetails(n) {
 }
 
 // ---- events
+$('scatter').addEventListener('click', (e) => {
+  const pt = e.target.closest('.pt');
+  if (pt) openTrace(pt.dataset.trace);
+});
+$('scatter').addEventListener('mouseover', (e) => {
+  const pt = e.target.closest('.pt');
+  scatterTip(pt, pt && state.shown[pt.dataset.i]);
+});
+$('scatter').addEventListener('mouseleave', () => scatterTip(null));
+// Keyboard: arrows step through the points in time order, Enter opens the one in focus.
+$('scatter').addEventListener('keydown', (e) => {
+  const n = state.shown.length;
+  if (!n) return;
+  const byTime = state.scatterOrder || (state.scatterOrder = state.shown.map((_, i) => i).sort((a, b) => state.shown[a].startMs - state.shown[b].startMs));
+  let pos = byTime.indexOf(scatterFocus);
+  if (e.key === 'ArrowRight' || e.key === 'ArrowUp') pos = Math.min(n - 1, pos + 1);
+  else if (e.key === 'ArrowLeft' || e.key === 'ArrowDown') pos = Math.max(0, pos < 0 ? 0 : pos - 1);
+  else if (e.key === 'Home') pos = 0;
+  else if (e.key === 'End') pos = n - 1;
+  else if (e.key === 'Enter' && scatterFocus >= 0) return void openTrace(state.shown[scatterFocus].traceId);
+  else return;
+  e.preventDefault();
+  for (const el of $('scatter').querySelectorAll('.pt.focus')) el.classList.remove('focus');
+  scatterFocus = byTime[pos];
+  const el = $('scatter').querySelector(`.pt[data-i="${scatterFocus}"]`);
+  el.classList.add('focus');
+  scatterTip(el, state.shown[scatterFocus]);
+});
 $('list').addEventListener('scroll', () => requestAnimationFrame(renderList));
 $('waterfall').addEventListener('scroll', () => requestAnimationFrame(renderRows));
 $('list-rows').addEventListener('click', (e) => {
@@ -388,6 +509,7 @@ for (const id of ['f-service', 'f-errors', 'f-min', 'f-since', 'f-until', 'f-tra
   });
 }
 window.addEventListener('resize', () => {
+  renderScatter();
   renderList();
   renderRows();
 });
