@@ -37,10 +37,11 @@ function writeRoutes(dir) {
   );
 }
 
-async function staticPage(t, viewport) {
+/** The `--html` page of the spans `write(dir)` makes, open in chromium. */
+async function htmlPage(t, write, viewport) {
   const dir = spansDir(t);
-  writeRoutes(dir);
-  const html = join(dir, 'routes.html');
+  write(dir);
+  const html = join(dir, 'traces.html');
   const made = await cli(['view', dir, '--html', html]);
   assert.equal(made.code, 0, made.stderr);
   const { page } = await openBrowser(t, viewport);
@@ -48,6 +49,7 @@ async function staticPage(t, viewport) {
   await page.waitForSelector('.trace-row');
   return page;
 }
+const staticPage = (t, viewport) => htmlPage(t, writeRoutes, viewport);
 
 const openTraceId = (page) => page.evaluate(() => /[0-9a-f]{32}/.exec(document.querySelector('#trace-header').textContent)?.[0] ?? null);
 
@@ -149,6 +151,193 @@ test('page: tracehook ui makes no request that fails (no favicon 404) and shows 
   // the test on any response >= 400 the page does get.
   assert.equal(await page.$eval('link[rel=icon]', (l) => l.getAttribute('href')), 'data:,');
   // Stop the page polling before the server goes.
+  await page.close();
+  server.kill('SIGTERM');
+});
+
+const CHECKOUT = '0d'.repeat(16);
+const FAST = '0e'.repeat(16);
+const SLOW = '0f'.repeat(16);
+const ms = 1000; // span() takes µs
+
+/**
+ * GET /checkout, whose time goes into a worker thread: the critical path is checkout → pool send →
+ * pool task (thread 1) → pg SELECT; validate and audit run alongside and are off it. Two runs of
+ * GET /report: in the slow one the SELECT grew from 10 ms to 80 ms and a redis GET appeared.
+ */
+function writeAnalysis(dir) {
+  const http = (traceId, durUs, route) =>
+    span(traceId, 0, undefined, 0, durUs, { name: `GET ${route}`, kind: 2, attributes: attrs({ 'http.request.method': 'GET', 'http.route': route }) });
+  const db = (traceId, i, parent, startUs, durUs) =>
+    span(traceId, i, parent, startUs, durUs, { name: 'pg.query:SELECT shop', kind: 3, attributes: attrs({ 'db.system': 'postgresql', 'db.statement': 'SELECT * FROM orders WHERE id = $1' }) });
+  const checkout = [
+    http(CHECKOUT, 100 * ms, '/checkout'),
+    span(CHECKOUT, 1, 0, 5 * ms, 25 * ms, { name: 'validate' }),
+    span(CHECKOUT, 2, 0, 10 * ms, 40 * ms, { name: 'audit' }),
+    span(CHECKOUT, 3, 0, 20 * ms, 75 * ms, { name: 'piscina send', kind: 4, attributes: attrs({ 'messaging.system': 'piscina' }) }),
+  ];
+  const inWorker = [
+    span(CHECKOUT, 4, 3, 25 * ms, 65 * ms, { name: 'piscina process', kind: 5, attributes: attrs({ 'messaging.system': 'piscina' }) }),
+    db(CHECKOUT, 5, 4, 30 * ms, 50 * ms),
+  ];
+  const fast = [http(FAST, 50 * ms, '/report'), db(FAST, 1, 0, 5 * ms, 10 * ms), span(FAST, 2, 0, 20 * ms, 20 * ms, { name: 'render' })];
+  const slow = [
+    http(SLOW, 130 * ms, '/report'),
+    db(SLOW, 1, 0, 5 * ms, 80 * ms),
+    span(SLOW, 3, 0, 85 * ms, 4 * ms, { name: 'redis GET', kind: 3, attributes: attrs({ 'db.system': 'redis' }) }),
+    span(SLOW, 2, 0, 90 * ms, 20 * ms, { name: 'render' }),
+  ];
+  // The runs start 0.4 s apart: distinct points in the scatter plot.
+  const later = (spans, us) => spans.map((sp) => ({ ...sp, startTimeUnixNano: String(BigInt(sp.startTimeUnixNano) + BigInt(us) * 1000n), endTimeUnixNano: String(BigInt(sp.endTimeUnixNano) + BigInt(us) * 1000n) }));
+  writeFileSync(
+    join(dir, '7.jsonl'),
+    [line('shop', checkout), line('shop', inWorker, { 'thread.id': 1 }), line('shop', later(fast, 400_000)), line('shop', later(slow, 800_000))].join('\n') + '\n',
+  );
+}
+
+const analysisPage = (t, viewport) => htmlPage(t, writeAnalysis, viewport);
+
+const openTrace = async (page, traceId) => {
+  await page.click(`.trace-row[data-trace="${traceId}"] .root`);
+  await page.waitForFunction((id) => document.querySelector('#trace-header').textContent.includes(id), traceId);
+};
+
+/** Saves a screenshot into $TRACEHOOK_SCREENSHOTS (a directory) when set: how docs/img's are made. */
+async function screenshot(page, name) {
+  if (process.env.TRACEHOOK_SCREENSHOTS) await page.screenshot({ path: join(process.env.TRACEHOOK_SCREENSHOTS, name) });
+}
+
+test('page: search by attribute narrows the list (key=value, key=prefix*, text); the terms carry into the trace', { skip: noBrowser }, async (t) => {
+  const page = await analysisPage(t);
+  const count = (text) => page.waitForFunction((c) => document.querySelector('#count').textContent === c, text);
+  const listed = () => page.$$eval('.trace-row', (rows) => rows.map((r) => r.dataset.trace).sort());
+  await page.fill('#f-where', 'db.system=postgresql');
+  await count('3 of 3 traces');
+  await page.fill('#f-where', 'db.system=redis');
+  await count('1 of 3 traces');
+  assert.deepEqual(await listed(), [SLOW]);
+  await page.fill('#f-where', 'http.route=/rep*');
+  await count('2 of 3 traces');
+  assert.deepEqual(await listed(), [FAST, SLOW]);
+  // Two terms: each matched by some span of the trace.
+  await page.fill('#f-where', 'http.route=/rep* render');
+  await count('2 of 3 traces');
+  await page.fill('#f-where', 'piscina');
+  await count('1 of 3 traces');
+  assert.deepEqual(await listed(), [CHECKOUT]);
+  assert.equal(await page.getAttribute('#scatter', 'data-points'), '1');
+  await page.fill('#f-where', '=oops');
+  await page.waitForFunction(() => document.querySelector('#count').textContent.includes('not understood: search "=oops"'));
+
+  // The list search carries into the trace opened: its span is marked and selected.
+  await page.fill('#f-where', 'db.system=redis');
+  await count('1 of 3 traces');
+  await openTrace(page, SLOW);
+  assert.equal(await page.inputValue('#span-search'), 'db.system=redis');
+  assert.deepEqual(await page.$$eval('.span-row.hit .label', (els) => els.map((e) => e.textContent)), ['redis GET']);
+  assert.equal(await page.textContent('#details h2'), 'redis GET');
+  assert.equal(await page.textContent('#span-hits'), '1 of 1 match');
+});
+
+test('page: search within a trace marks the matching spans; next and previous step through them, opening collapsed rows', { skip: noBrowser }, async (t) => {
+  const page = await analysisPage(t);
+  await openTrace(page, SLOW);
+  // Collapse the root: a match below it is still found and shown.
+  await page.locator('.span-row', { hasText: 'GET /report' }).first().locator('.toggle').click();
+  assert.equal(await page.locator('.span-row').count(), 1);
+  await page.fill('#span-search', 'db.system');
+  await page.waitForFunction(() => document.querySelector('#span-hits').textContent === '1 of 2 matches');
+  assert.equal(await page.textContent('#details h2'), 'pg.query:SELECT shop');
+  assert.deepEqual(await page.$$eval('.span-row.hit .label', (els) => els.map((e) => e.textContent)), ['pg.query:SELECT shop', 'redis GET']);
+  await page.click('#span-next');
+  assert.equal(await page.textContent('#span-hits'), '2 of 2 matches');
+  assert.equal(await page.textContent('#details h2'), 'redis GET');
+  await page.click('#span-next');
+  assert.equal(await page.textContent('#details h2'), 'pg.query:SELECT shop');
+  await page.click('#span-prev');
+  assert.equal(await page.textContent('#details h2'), 'redis GET');
+  // Enter / Shift+Enter in the box do the same.
+  await page.press('#span-search', 'Shift+Enter');
+  assert.equal(await page.textContent('#details h2'), 'pg.query:SELECT shop');
+  await page.fill('#span-search', 'db.statement=SELECT*');
+  await page.waitForFunction(() => document.querySelector('#span-hits').textContent === '1 of 1 match');
+  // A value with spaces is quoted, and then matched whole.
+  await page.fill('#span-search', 'db.statement="SELECT * FROM orders WHERE id = $1"');
+  await page.waitForFunction(() => document.querySelector('#span-hits').textContent === '1 of 1 match');
+  await page.fill('#span-search', 'nothing here');
+  await page.waitForFunction(() => document.querySelector('#span-hits').textContent === 'no match');
+  assert.equal(await page.locator('.span-row.hit').count(), 0);
+});
+
+test('page: the critical path is marked across a worker thread, with each span\'s self time', { skip: noBrowser }, async (t) => {
+  const page = await analysisPage(t, { width: 1280, height: 560 });
+  await openTrace(page, CHECKOUT);
+  const critical = await page.$$eval('.span-row.critical', (rows) => rows.map((r) => [r.querySelector('.label').textContent, r.querySelector('.proc').textContent]));
+  assert.deepEqual(
+    critical.map((c) => c[0]),
+    ['GET /checkout', 'piscina send', 'piscina process', 'pg.query:SELECT shop'],
+  );
+  assert.equal(critical[2][1], 'shop[7:t1]');
+  assert.equal(await page.locator('.span-row.critical', { hasText: 'validate' }).count(), 0);
+  assert.equal(await page.locator('.span-row.critical', { hasText: 'audit' }).count(), 0);
+  assert.equal(await page.textContent('#cp-summary'), 'critical path: 4 spans in 2 processes/threads');
+  // Root: 100 ms, of which 90 ms in children (5–95 ms): 10 ms self, on the path 0–20 and 95–100 ms.
+  assert.match(await page.textContent('#details .self-time'), /^10\.0 ms/);
+  assert.match(await page.textContent('#details .on-path'), /^25\.0 ms/);
+  // The dark band on the root's bar: two stretches.
+  assert.equal(await page.locator('.span-row', { hasText: 'GET /checkout' }).locator('.cp-seg').count(), 2);
+  await page.locator('.span-row', { hasText: 'piscina process' }).click();
+  assert.match(await page.textContent('#details .self-time'), /^15\.0 ms/);
+  await page.locator('.span-row', { hasText: 'audit' }).click();
+  assert.equal(await page.textContent('#details .on-path'), 'no');
+  assert.match(await page.textContent('#details .self-time'), /^40\.0 ms/);
+  await page.locator('.span-row', { hasText: 'pg.query' }).click();
+  await screenshot(page, 'critical-path.png');
+  // The marks can be turned off.
+  await page.uncheck('#show-cp');
+  assert.equal(await page.locator('.span-row.critical').count(), 0);
+});
+
+test('page: comparing two runs of a route shows which spans grew and by how much', { skip: noBrowser }, async (t) => {
+  const page = await analysisPage(t, { width: 1280, height: 560 });
+  assert.equal(await page.isDisabled('#compare-go'), true);
+  // Picked slow first: the page still makes the faster one A.
+  await page.check(`.trace-row[data-trace="${SLOW}"] .pick`);
+  await page.check(`.trace-row[data-trace="${FAST}"] .pick`);
+  assert.match(await page.textContent('#picked'), /GET \/report \(130\.0 ms\).*GET \/report \(50\.0 ms\)/);
+  await page.click('#compare-go');
+  await page.waitForSelector('#compare .cmp-row');
+  assert.equal(await page.isVisible('#waterfall'), false);
+  const rows = await page.$$eval('#compare tbody tr', (trs) => trs.map((tr) => [...tr.cells].slice(0, 4).map((c) => c.textContent.trim())));
+  assert.deepEqual(rows, [
+    ['GET /report', '50.0 ms', '130.0 ms', '+80.0 ms ×2.60'],
+    ['pg.query:SELECT shop', '10.0 ms', '80.0 ms', '+70.0 ms ×8.00'],
+    ['render', '20.0 ms', '20.0 ms', '±0.00 ms'],
+    ['redis GET', '—', '4.0 ms', 'only in B'],
+  ]);
+  assert.equal(await page.getAttribute('#compare tbody tr:nth-child(2)', 'class'), 'cmp-row grew');
+  assert.match(await page.textContent('#trace-header'), /A: GET \/report · 50\.0 ms .* B: GET \/report · 130\.0 ms .*Δ \+80\.0 ms/s);
+  await screenshot(page, 'compare.png');
+  // Back to a trace: the waterfall returns.
+  await page.click('#compare-close');
+  await page.waitForFunction((id) => document.querySelector('#trace-header').textContent.includes(id), SLOW);
+  assert.equal(await page.isVisible('#waterfall'), true);
+});
+
+test('page: tracehook ui searches on the server (api/search)', { skip: noBrowser }, async (t) => {
+  const dir = spansDir(t);
+  writeAnalysis(dir);
+  const { server, url } = await startUi(t, dir);
+  assert.deepEqual(await (await fetch(`${url}api/search?q=db.system%3Dredis`)).json(), { traceIds: [SLOW] });
+  assert.equal((await fetch(`${url}api/search?q=%3Dx`)).status, 400);
+  const { page } = await openBrowser(t);
+  await page.goto(url);
+  await page.waitForSelector('.span-row');
+  await page.fill('#f-where', 'http.route=/report');
+  await page.waitForFunction(() => document.querySelector('#count').textContent === '2 of 3 traces');
+  await page.fill('#f-where', 'db.system=redis');
+  await page.waitForFunction(() => document.querySelector('#count').textContent === '1 of 3 traces');
+  await page.waitForFunction((id) => document.querySelector('#trace-header').textContent.includes(id), SLOW);
   await page.close();
   server.kill('SIGTERM');
 });

@@ -1,7 +1,9 @@
 // The tracehook trace page: trace list with filters, waterfall, details. Plain DOM, no network
 // beyond its own server in `tracehook ui` (mode "live"); in a --html file (mode "static") every
-// trace is a JSON script element parsed only when opened. matchesTraceFilter, parseDurationMs and
-// parseTimeMs are inlined before this file from the CLI's own filter module.
+// trace is a JSON script element parsed only when opened. The functions of trace-filter.ts
+// (matchesTraceFilter…), span-search.ts (parseSpanQuery, spanMatchesQuery, traceMatchesQueries),
+// critical-path.ts (criticalPath) and trace-compare.ts (compareTraces) are inlined before this
+// file: the CLI's own code.
 'use strict';
 
 const ROW = 24;
@@ -21,6 +23,9 @@ const state = {
   trace: null, // { summary, detail, nodes, byId, rows }
   collapsed: new Set(),
   selectedSpan: null,
+  picked: [], // trace ids ticked for comparison, at most 2
+  hits: [], // spans of the open trace matching the in-trace search, in tree order
+  hitIndex: -1,
 };
 
 // ---- colours: one per service, stable for the whole page
@@ -76,10 +81,33 @@ function currentFilter() {
   return { f, problems };
 }
 
-function applyFilters() {
+// Search terms: separated by spaces, a double-quoted value may hold some (`key="a b"`).
+const queryTerms = (text) => text.match(/(?:[^\s"]+|"[^"]*")+/g) || [];
+function parseQueries(text, problems) {
+  const queries = [];
+  for (const term of queryTerms(text)) {
+    const q = parseSpanQuery(term);
+    if (q) queries.push(q);
+    else problems.push(`search "${term}"`);
+  }
+  return queries;
+}
+
+let filterRun = 0;
+async function applyFilters() {
+  const run = ++filterRun;
   const { f, problems } = currentFilter();
   const sort = $('f-sort').value;
-  state.shown = state.traces.filter((t) => matchesTraceFilter(t, f));
+  let shown = state.traces.filter((t) => matchesTraceFilter(t, f));
+  const queries = parseQueries($('f-where').value, problems);
+  if (queries.length) {
+    $('count').textContent = 'searching…';
+    const ids = await searchTraces(queries, $('f-where').value.trim());
+    if (run !== filterRun) return; // a later change of the filters won
+    shown = ids ? shown.filter((t) => ids.has(t.traceId)) : [];
+    if (!ids) problems.push('search (the server did not answer)');
+  }
+  state.shown = shown;
   state.shown.sort(sort === 'duration' ? (a, b) => b.durationMs - a.durationMs || a.startMs - b.startMs : (a, b) => a.startMs - b.startMs);
   $('count').textContent = `${state.shown.length} of ${state.traces.length} traces` + (problems.length ? ` — not understood: ${problems.join(', ')}` : '');
   $('list-rows').style.height = state.shown.length * TRACE_ROW + 'px';
@@ -93,9 +121,35 @@ function applyFilters() {
   }
 }
 
+// Trace ids whose spans match every query (each by some span). Static: every embedded trace is
+// parsed in turn, yielding to the browser every ~30 ms so the page stays responsive; the answer
+// is kept per search text. Live: the server searches (api/search), reading the span files.
+const searchCache = new Map();
+async function searchTraces(queries, text) {
+  if (state.mode === 'live') {
+    const res = await fetch(`api/search?${queryTerms(text).map((q) => `q=${encodeURIComponent(q)}`).join('&')}`).catch(() => null);
+    return res && res.ok ? new Set((await res.json()).traceIds) : null;
+  }
+  if (searchCache.has(text)) return searchCache.get(text);
+  const ids = new Set();
+  let slice = performance.now();
+  for (const t of state.traces) {
+    const detail = await loadDetail(t.traceId);
+    if (detail && traceMatchesQueries(detail.spans.map((sp) => searchable(sp, detail.resources[sp.res])), queries)) ids.add(t.traceId);
+    if (performance.now() - slice > 30) {
+      await new Promise((r) => setTimeout(r));
+      slice = performance.now();
+    }
+  }
+  searchCache.set(text, ids);
+  return ids;
+}
+const searchable = (span, res) => ({ name: span.name, attributes: span.attributes || {}, resource: (res && res.attributes) || {} });
+
 function closeTrace(message) {
   state.trace = null;
   state.selectedSpan = null;
+  $('trace-tools').hidden = true;
   $('trace-header').textContent = message;
   $('axis').innerHTML = '';
   $('wf-rows').innerHTML = '';
@@ -125,8 +179,9 @@ function renderList() {
     const selected = state.trace && state.trace.summary.traceId === t.traceId ? ' selected' : '';
     const status = t.errorCount ? `<span class="err">${t.errorCount} error${t.errorCount > 1 ? 's' : ''}</span>` : '<span class="ok">OK</span>';
     const dots = t.services.map((s) => `<span title="${esc(s)}"><span class="dot" style="background:${serviceColor(s)}"></span>${esc(s)}</span>`).join(' ');
+    const picked = state.picked.includes(t.traceId) ? ' checked' : '';
     html += `<div class="row trace-row${selected}" style="top:${i * TRACE_ROW}px" data-trace="${t.traceId}">
-      <div class="l1"><span class="root">${t.root.hasParent ? '⋯ ' : ''}${esc(rootLabel(t.root))} <span class="muted">${esc(t.root.service)}</span></span><span>${fmtMs(t.durationMs)}</span>${status}</div>
+      <div class="l1"><input type="checkbox" class="pick" title="pick for comparison"${picked}><span class="root">${t.root.hasParent ? '⋯ ' : ''}${esc(rootLabel(t.root))} <span class="muted">${esc(t.root.service)}</span></span><span>${fmtMs(t.durationMs)}</span>${status}</div>
       <div class="l2"><span>${fmtTime(t.startMs)}</span><span>${plural(t.spanCount, 'span', 'spans')}</span><span>${dots}</span></div></div>`;
   }
   $('list-rows').innerHTML = html;
@@ -167,7 +222,8 @@ function renderScatter() {
   for (let i = 0; i <= 4; i++) {
     const ms = x0 + ((x1 - x0) * i) / 4;
     const anchor = i === 0 ? 'start' : i === 4 ? 'end' : 'middle';
-    out += `<text class="axis-label" x="${px(ms)}" y="${h - 5}" text-anchor="${anchor}">${fmtTime(ms).slice(11, 19)}</text>`;
+    // Clock time; with milliseconds when the traces span less than a minute.
+    out += `<text class="axis-label" x="${px(ms)}" y="${h - 5}" text-anchor="${anchor}">${fmtTime(ms).slice(11, x1 - x0 < 60_000 ? 23 : 19)}</text>`;
   }
   const open = state.trace && state.trace.summary.traceId;
   for (let i = 0; i < pts.length; i++) {
@@ -222,13 +278,22 @@ async function openTrace(traceId, spanId) {
   }
   state.collapsed = new Set();
   state.trace = buildTree(summary, detail);
+  hideCompare();
+  $('trace-tools').hidden = false;
   renderTraceHeader();
+  renderCriticalSummary();
+  // A list search carries over into the trace: its matching spans are marked, the first selected.
+  const listSearch = $('f-where').value.trim();
+  if (listSearch) $('span-search').value = listSearch;
+  findSpans();
   renderAxis();
   layoutRows();
   renderList();
   markScatter();
-  const target = spanId && state.trace.byId.get(spanId);
+  const target = (spanId && state.trace.byId.get(spanId)) || (listSearch && state.hits[0]);
+  if (target && target === state.hits[0]) state.hitIndex = 0;
   selectSpan(target || state.trace.roots[0], !!target);
+  renderHits();
 }
 
 function buildTree(summary, detail) {
@@ -275,7 +340,11 @@ function buildTree(summary, detail) {
   for (const n of nodes) for (const l of n.span.links) if (l.traceId === summary.traceId) addIncoming(l.spanId, { traceId: summary.traceId, spanId: n.span.id });
   let end = 0;
   for (const n of nodes) end = Math.max(end, n.span.start + n.span.dur);
-  return { summary, detail, nodes, byId, roots, incoming, endUs: Math.max(end, 1), rows: [] };
+  // The critical path through every process and thread of the trace, and each span's self time.
+  const cp = criticalPath(detail.spans);
+  const cpSegments = new Map();
+  for (const seg of cp.segments) (cpSegments.get(seg.spanId) || cpSegments.set(seg.spanId, []).get(seg.spanId)).push(seg);
+  return { summary, detail, nodes, byId, roots, incoming, endUs: Math.max(end, 1), rows: [], cp, cpSegments };
 }
 
 const handoffOf = (n) => (n.parent && n.parent.res.label !== n.res.label ? n : null);
@@ -319,13 +388,17 @@ function renderRows() {
     const linkCount = s.links.length + (state.trace.incoming.get(s.id) || []).length;
     if (linkCount) badges.push(`<span class="badge link" title="${linkCount} link(s) to other spans: see details">⇄ ${linkCount}</span>`);
     const collapsedNote = state.collapsed.has(s.id) ? ` <span class="muted">(+${countDescendants(n)})</span>` : '';
-    const selected = state.selectedSpan === n ? ' selected' : '';
+    const selected = (state.selectedSpan === n ? ' selected' : '') + (n.hit ? ' hit' : '');
+    const segs = $('show-cp').checked && state.trace.cpSegments.get(s.id);
+    const critical = segs ? ' critical' : '';
+    const cpBars = segs ? segs.map((g) => `<div class="cp-seg" style="left:${(g.start / endUs) * 100}%;width:${Math.max(((g.end - g.start) / endUs) * 100, 0.1)}%"></div>`).join('') : '';
+    const self = state.trace.cp.selfTime.get(s.id) || 0;
     // The duration sits right of the bar; near the right edge, inside a wide bar or left of a narrow one.
     const labelPos = left + width < 82 ? `left:${left + width + 0.5}%` : width > 12 ? `left:${left + 0.4}%;color:#fff;font-weight:600` : `right:${100 - left + 0.5}%`;
-    html += `<div class="row span-row${selected}${hand ? ' handoff-in' : ''}" style="top:${i * ROW}px" data-span="${s.id}" data-depth="${n.depth}" data-service="${esc(n.res.service)}">
+    html += `<div class="row span-row${selected}${critical}${hand ? ' handoff-in' : ''}" style="top:${i * ROW}px" data-span="${s.id}" data-depth="${n.depth}" data-service="${esc(n.res.service)}">
       <div class="name" style="padding-left:${4 + Math.min(n.depth, MAX_INDENT_DEPTH) * 14}px"><span class="toggle">${toggle}</span><span class="chip" style="background:${color}"></span>
         <span class="label${s.status.code === 'ERROR' ? ' err' : ''}">${esc(s.name)}</span>${collapsedNote}${badges.join('')}<span class="proc">${esc(n.res.label)}</span></div>
-      <div class="lane"><div class="bar${s.status.code === 'ERROR' ? ' error' : ''}" style="left:${left}%;width:${width}%;background:${color}"></div>
+      <div class="lane" title="${fmtMs(s.dur / 1000)}, self ${fmtMs(self / 1000)}"><div class="bar${s.status.code === 'ERROR' ? ' error' : ''}" style="left:${left}%;width:${width}%;background:${color}"></div>${cpBars}
         <span class="bar-label" style="${labelPos}">${fmtMs(s.dur / 1000)}</span></div></div>`;
   }
   $('wf-rows').innerHTML = html;
@@ -410,7 +483,10 @@ function renderDetails(n) {
   const t = state.trace;
   const parts = [];
   parts.push(`<h2>${esc(s.name)}</h2><div class="muted">${s.kind} · ${esc(n.res.label)} · ${esc(s.scope || '')}</div>`);
+  const onPath = t.cp.onPath.get(s.id);
   parts.push(`<table><tr><td class="k">duration</td><td>${fmtMs(s.dur / 1000)}</td></tr>
+    <tr><td class="k">self time</td><td class="self-time">${fmtMs((t.cp.selfTime.get(s.id) || 0) / 1000)} <span class="muted">(in no child span)</span></td></tr>
+    <tr><td class="k">critical path</td><td class="on-path">${onPath === undefined ? 'no' : `${fmtMs(onPath / 1000)} of the trace's time waited on this span itself`}</td></tr>
     <tr><td class="k">start</td><td>+${fmtMs(s.start / 1000)} from trace start</td></tr>
     <tr><td class="k">status</td><td class="${s.status.code === 'ERROR' ? 'err' : ''}">${s.status.code}${s.status.message ? ': ' + esc(s.status.message) : ''}</td></tr>
     <tr><td class="k">span id</td><td class="mono">${s.id}</td></tr>
@@ -447,6 +523,101 @@ function renderDetails(n) {
   $('details').innerHTML = parts.join('');
 }
 
+// ---- search within the open trace: matching spans marked, ‹ › step through them
+function findSpans(keep) {
+  const t = state.trace;
+  if (!t) return;
+  const before = state.hits[state.hitIndex];
+  for (const n of state.hits) n.hit = false;
+  const queries = parseQueries($('span-search').value, []);
+  state.hits = [];
+  if (queries.length) {
+    // Tree order (parent first), whatever is collapsed.
+    const stack = [...t.roots].reverse();
+    while (stack.length) {
+      const n = stack.pop();
+      const sp = searchable(n.span, n.res);
+      if (queries.every((q) => spanMatchesQuery(sp, q))) state.hits.push(n);
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+    }
+  }
+  for (const n of state.hits) n.hit = true;
+  state.hitIndex = keep && before ? state.hits.indexOf(before) : -1;
+  renderRows();
+}
+
+function stepHit(delta) {
+  const n = state.hits.length;
+  if (!n) return renderHits();
+  state.hitIndex = delta === 0 ? 0 : (state.hitIndex + delta + n) % n;
+  if (state.hitIndex < 0) state.hitIndex = delta > 0 ? 0 : n - 1;
+  selectSpan(state.hits[state.hitIndex], true);
+  renderHits();
+}
+
+function renderHits() {
+  const n = state.hits.length;
+  $('span-hits').textContent = !$('span-search').value.trim() ? '' : n ? `${state.hitIndex >= 0 ? state.hitIndex + 1 : '–'} of ${plural(n, 'match', 'matches')}` : 'no match';
+}
+
+function renderCriticalSummary() {
+  const t = state.trace;
+  if (!t || !$('show-cp').checked) return void ($('cp-summary').textContent = '');
+  const lanes = new Set([...t.cp.onPath.keys()].map((id) => t.byId.get(id).res.label));
+  $('cp-summary').textContent = `critical path: ${plural(t.cp.onPath.size, 'span', 'spans')} in ${plural(lanes.size, 'process/thread', 'processes/threads')}`;
+}
+
+// ---- comparing two traces: spans matched by their place in the tree (trace-compare.ts)
+function pickTrace(traceId, on) {
+  state.picked = state.picked.filter((id) => id !== traceId);
+  if (on) state.picked.push(traceId);
+  if (state.picked.length > 2) state.picked.shift();
+  const names = state.picked.map((id) => state.traces.find((t) => t.traceId === id)).map((t) => `${rootLabel(t.root)} (${fmtMs(t.durationMs)})`);
+  $('picked').textContent = names.length ? `picked: ${names.join(' and ')}` : 'Tick two traces to compare them.';
+  $('compare-go').disabled = state.picked.length !== 2;
+  renderList();
+}
+
+function hideCompare() {
+  state.compared = null;
+  $('compare').hidden = true;
+  $('axis').hidden = false;
+  $('waterfall').hidden = false;
+}
+
+async function showCompare(idA, idB) {
+  const [sa, sb] = [idA, idB].map((id) => state.traces.find((t) => t.traceId === id));
+  if (!sa || !sb) return;
+  // A is the faster: the deltas say what grew in the slower one.
+  const [a, b] = sa.durationMs <= sb.durationMs ? [sa, sb] : [sb, sa];
+  const [da, db] = await Promise.all([loadDetail(a.traceId), loadDetail(b.traceId)]);
+  if (!da || !db) return;
+  const comparable = (d) => d.spans.map((sp) => ({ id: sp.id, parent: sp.parent, name: sp.name, service: d.resources[sp.res].service, start: sp.start, dur: sp.dur }));
+  const cmp = compareTraces(comparable(da), comparable(db));
+  closeTrace('');
+  state.compared = [a.traceId, b.traceId];
+  $('axis').hidden = true;
+  $('waterfall').hidden = true;
+  $('trace-header').innerHTML = `<div><strong>Comparing</strong> <span class="muted">A is the faster, B the slower; Δ = B − A</span></div>
+    <div>A: ${esc(rootLabel(a.root))} · ${fmtMs(a.durationMs)} <span class="mono muted">${a.traceId.slice(0, 8)}</span> &nbsp; B: ${esc(rootLabel(b.root))} · ${fmtMs(b.durationMs)} <span class="mono muted">${b.traceId.slice(0, 8)}</span>
+    · <span class="${b.durationMs > a.durationMs ? 'err' : ''}">Δ ${fmtDelta(b.durationMs - a.durationMs)}</span></div>`;
+  let max = 1;
+  for (const m of cmp.matched) max = Math.max(max, m.durationA, m.durationB);
+  const bars = (x, y) => `<div class="cmp-bars"><div class="cmp-bar a" style="width:${(x / max) * 100}%"></div><div class="cmp-bar b" style="width:${(y / max) * 100}%"></div></div>`;
+  const name = (m) => `<td class="cmp-name" style="padding-left:${4 + Math.min(m.depth, 16) * 12}px"><span class="dot" style="background:${serviceColor(m.service)}"></span>${esc(m.name)}</td>`;
+  const rows = cmp.matched.map(
+    (m) => `<tr class="cmp-row${m.delta > 0 ? ' grew' : m.delta < 0 ? ' shrank' : ''}" data-key="${esc(m.key)}">${name(m)}<td>${fmtMs(m.durationA / 1000)}</td><td>${fmtMs(m.durationB / 1000)}</td>
+      <td class="delta">${fmtDelta(m.delta / 1000)}${m.ratio !== null && m.ratio !== 1 ? ` <span class="muted">×${m.ratio.toFixed(2)}</span>` : ''}</td><td class="cmp-bar-cell">${bars(m.durationA, m.durationB)}</td></tr>`,
+  );
+  const only = (list, which) =>
+    list.map((m) => `<tr class="cmp-only only-${which}" data-key="${esc(m.key)}">${name(m)}<td>${which === 'a' ? fmtMs(m.duration / 1000) : '—'}</td><td>${which === 'b' ? fmtMs(m.duration / 1000) : '—'}</td><td class="delta">only in ${which.toUpperCase()}</td><td></td></tr>`);
+  $('compare').innerHTML = `<p><button id="compare-close">back to the trace</button> <span class="muted">${plural(cmp.matched.length, 'span', 'spans')} in both, largest change first${cmp.onlyA.length || cmp.onlyB.length ? `; ${cmp.onlyA.length} only in A, ${cmp.onlyB.length} only in B` : ''}</span></p>
+    <table class="cmp"><thead><tr><th>span</th><th>A</th><th>B</th><th>Δ</th><th><span class="cmp-key a"></span>A <span class="cmp-key b"></span>B</th></tr></thead>
+    <tbody>${rows.join('')}${only(cmp.onlyB, 'b').join('')}${only(cmp.onlyA, 'a').join('')}</tbody></table>`;
+  $('compare').hidden = false;
+}
+const fmtDelta = (ms) => `${ms > 0 ? '+' : ms < 0 ? '−' : '±'}${fmtMs(Math.abs(ms))}`;
+
 // ---- events
 $('scatter').addEventListener('click', (e) => {
   const pt = e.target.closest('.pt');
@@ -480,7 +651,38 @@ $('list').addEventListener('scroll', () => requestAnimationFrame(renderList));
 $('waterfall').addEventListener('scroll', () => requestAnimationFrame(renderRows));
 $('list-rows').addEventListener('click', (e) => {
   const row = e.target.closest('[data-trace]');
-  if (row) openTrace(row.dataset.trace);
+  if (!row) return;
+  if (e.target.closest('.pick')) return pickTrace(row.dataset.trace, e.target.checked);
+  openTrace(row.dataset.trace);
+});
+$('compare-go').addEventListener('click', () => showCompare(...state.picked));
+$('span-search').addEventListener('input', () => {
+  clearTimeout(debounce);
+  debounce = setTimeout(() => {
+    findSpans();
+    if (state.hits.length) stepHit(0);
+    else renderHits();
+  }, 150);
+});
+$('span-search').addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter') return;
+  e.preventDefault();
+  clearTimeout(debounce);
+  findSpans(true);
+  stepHit(e.shiftKey ? -1 : 1);
+});
+$('span-next').addEventListener('click', () => stepHit(1));
+$('span-prev').addEventListener('click', () => stepHit(-1));
+$('show-cp').addEventListener('change', () => {
+  renderCriticalSummary();
+  renderRows();
+});
+$('compare').addEventListener('click', (e) => {
+  if (e.target.closest('#compare-close')) {
+    const open = state.compared && state.compared[1];
+    hideCompare();
+    if (open) openTrace(open);
+  }
 });
 $('wf-rows').addEventListener('click', (e) => {
   const row = e.target.closest('[data-span]');
@@ -502,10 +704,11 @@ $('details').addEventListener('click', (e) => {
   else openTrace(gotoTrace, gotoSpan);
 });
 let debounce;
-for (const id of ['f-service', 'f-errors', 'f-min', 'f-since', 'f-until', 'f-trace', 'f-name', 'f-sort']) {
+for (const id of ['f-service', 'f-errors', 'f-min', 'f-since', 'f-until', 'f-trace', 'f-name', 'f-sort', 'f-where']) {
   $(id).addEventListener('input', () => {
     clearTimeout(debounce);
-    debounce = setTimeout(applyFilters, 120);
+    // A search reads spans: wait until typing pauses.
+    debounce = setTimeout(applyFilters, id === 'f-where' ? 350 : 120);
   });
 }
 window.addEventListener('resize', () => {
@@ -534,9 +737,9 @@ async function poll() {
   }
 }
 
-function start() {
+async function start() {
   fillServices();
-  applyFilters();
+  await applyFilters();
   const hash = new URLSearchParams(location.hash.slice(1));
   const first = hash.get('trace') || (state.shown[0] && state.shown[0].traceId);
   if (first) openTrace(first, hash.get('span') || undefined);
