@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { buildTraces } from '../dist/span-file/tree.js';
 import { ROOT, readSpans, spansDir } from './helpers/fixture.mjs';
 import { noBrowser, openBrowser } from './helpers/browser.mjs';
-import { cli, line, span } from './helpers/synthetic-spans.mjs';
+import { bigTrace, cli, line, span } from './helpers/synthetic-spans.mjs';
 import { runViewFixture } from './helpers/view-fixture.mjs';
 
 test('tracehook view --html: list, waterfall with nesting and services, filters, details, hand-offs, batch links both ways', { skip: noBrowser }, async (t) => {
@@ -134,13 +134,7 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
 test('the page stays usable on a 10,000-span trace: only the rows in view are in the DOM, scrolling reaches the last span', { skip: noBrowser }, async (t) => {
   const dir = spansDir(t);
   const traceId = 'ab'.repeat(16);
-  // A root with 99 children of 100 children each: 10,000 spans.
-  const spans = [span(traceId, 0, undefined, 0, 1_000_000)];
-  for (let c = 0; c < 99; c++) {
-    const child = spans.length;
-    spans.push(span(traceId, child, 0, c * 10_000, 9_000));
-    for (let g = 0; g < 100; g++) spans.push(span(traceId, spans.length, child, c * 10_000 + g * 90, 80));
-  }
+  const spans = bigTrace(traceId);
   const lines = [];
   for (let i = 0; i < spans.length; i += 512) lines.push(line('big', spans.slice(i, i + 512)));
   writeFileSync(join(dir, '7.jsonl'), `${lines.join('\n')}\n`);

@@ -72,3 +72,17 @@ export async function startUi(t, dir) {
   });
   return { server, url };
 }
+
+/**
+ * A trace of 10,000 spans starting `startUs` after {@link T0}: a 1 s root with 99 children of 100
+ * children each, each level's spans one after the other.
+ */
+export function bigTrace(traceId, startUs = 0) {
+  const spans = [span(traceId, 0, undefined, startUs, 1_000_000)];
+  for (let c = 0; c < 99; c++) {
+    const child = spans.length;
+    spans.push(span(traceId, child, 0, startUs + c * 10_000, 9_000));
+    for (let g = 0; g < 100; g++) spans.push(span(traceId, spans.length, child, startUs + c * 10_000 + g * 90, 80));
+  }
+  return spans;
+}
