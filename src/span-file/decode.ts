@@ -40,8 +40,8 @@ export function decodeSpanLine(line: string, file = '', options: DecodeOptions =
 /** What {@link decodeSpanLine} may leave out. */
 export interface DecodeOptions {
   /**
-   * Leave span events empty and keep only the attributes that name a request's route or path
-   * ({@link ROUTE_KEYS}): an index that only lists traces needs no more.
+   * Leave span events empty and keep only the attributes a trace list names a request by
+   * ({@link LABEL_ATTRIBUTE_KEYS}): an index that only lists traces needs no more.
    */
   skipAttributesAndEvents?: boolean;
 }
@@ -174,7 +174,7 @@ function decodeSpan(raw: RawObject, resource: DecodedSpan['resource'], scope: De
     startTimeUnixNano,
     endTimeUnixNano,
     durationMs: Number(endTimeUnixNano - startTimeUnixNano) / 1e6,
-    attributes: light ? routeAttributes(raw.attributes) : toAttributes(raw.attributes),
+    attributes: toAttributes(light ? labelKeyValues(raw.attributes) : raw.attributes),
     events: light ? [] : arrayOrEmpty(raw.events).map((e) => decodeEvent(e, startTimeUnixNano)),
     links: arrayOrEmpty(raw.links).map(decodeLink),
     status: decodeStatus(raw.status as RawObject),
@@ -184,18 +184,12 @@ function decodeSpan(raw: RawObject, resource: DecodedSpan['resource'], scope: De
   };
 }
 
-/** The attributes that name what a SERVER span served, most specific first (semantic conventions, then their older name). */
-export const ROUTE_KEYS = ['http.route', 'url.path', 'http.target'] as const;
+/** The attributes a light decode keeps (see {@link DecodeOptions.skipAttributesAndEvents}): what span-label.ts' `requestTarget` reads. */
+export const LABEL_ATTRIBUTE_KEYS: ReadonlySet<string> = new Set(['http.route', 'url.path', 'http.target', 'url.full', 'http.url']);
 
-function routeAttributes(raw: unknown): DecodedSpan['attributes'] {
-  const out: DecodedSpan['attributes'] = {};
-  for (const kv of arrayOrEmpty(raw)) {
-    const key = (kv as RawObject)?.key;
-    if (typeof key !== 'string' || !(ROUTE_KEYS as readonly string[]).includes(key)) continue;
-    const value = ((kv as RawObject)?.value as RawObject)?.stringValue;
-    if (typeof value === 'string') out[key] = value;
-  }
-  return out;
+// The KeyValue entries of LABEL_ATTRIBUTE_KEYS, before any value is unwrapped.
+function labelKeyValues(keyValues: unknown): unknown[] {
+  return Array.isArray(keyValues) ? keyValues.filter((kv) => LABEL_ATTRIBUTE_KEYS.has((kv as { key?: unknown } | null)?.key as string)) : [];
 }
 
 function decodeEvent(raw: RawObject, spanStart: bigint): DecodedEvent {

@@ -5,10 +5,10 @@
  * files as they grow: {@link SpanIndex.refresh} reads only what was appended since the last call.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { decodeSpanLine, ROUTE_KEYS, skipReason } from './decode';
+import { decodeSpanLine, skipReason } from './decode';
 import { readLines, readLinesAt, tooLongReason } from './line-reader';
 import { findAllSpanFiles, openSpanFile, skippedFileReason, type SpanFileOptions } from './span-files';
-import { processLabel } from './span-label';
+import { processLabel, requestTarget } from './span-label';
 import type { FilterableTrace } from './trace-filter';
 import type { DecodedSpan, SkippedLine } from './types';
 
@@ -22,10 +22,10 @@ export interface TraceSummary extends FilterableTrace {
   /** Distinct processes as `service[pid]` / `service[pid:tN]`, in order of first appearance. */
   processes: string[];
   /**
-   * The earliest span without a parent, else the earliest span (its parent is upstream). `route`:
-   * its `http.route`, else `url.path`, else `http.target` without the query (absent when none).
+   * The earliest span without a parent, else the earliest span (its parent is upstream); `target`:
+   * its route or URL path (see {@link requestTarget}), when it has one.
    */
-  root: { name: string; service: string; spanId: string; hasParent: boolean; route?: string };
+  root: { name: string; service: string; spanId: string; hasParent: boolean; target?: string };
   /** PRODUCER and CONSUMER spans: hand-offs into workers, child processes and pools. */
   messagingCount: number;
   /** Links on the trace's spans. */
@@ -330,6 +330,11 @@ export class SpanIndex {
   }
 }
 
+function rootOf(span: DecodedSpan, name: string, service: string): TraceSummary['root'] {
+  const target = requestTarget(span.attributes);
+  return { name, service, spanId: span.spanId, hasParent: span.parentSpanId !== undefined, ...(target === undefined ? {} : { target }) };
+}
+
 // A short list is searched; a long one gets a Set, so a trace of many distinct names stays linear.
 function addDistinct(entry: TraceEntry, list: string[], value: string): void {
   if (list.length < 16) {
@@ -346,13 +351,4 @@ function addDistinct(entry: TraceEntry, list: string[], value: string): void {
 /** Nanoseconds since the epoch as fractional milliseconds (µs precision survives a double). */
 export function nanosToMs(nanos: bigint): number {
   return Number(nanos / 1000n) / 1000;
-}
-
-/** The summary's `root` for `span`. */
-function rootOf(span: DecodedSpan, name: string, service: string): TraceSummary['root'] {
-  const root: TraceSummary['root'] = { name, service, spanId: span.spanId, hasParent: span.parentSpanId !== undefined };
-  const key = ROUTE_KEYS.find((k) => typeof span.attributes[k] === 'string' && span.attributes[k] !== '');
-  // The query of http.target may hold tokens: the list shows the path only.
-  if (key) root.route = (span.attributes[key] as string).split('?')[0];
-  return root;
 }

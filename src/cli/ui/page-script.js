@@ -2,8 +2,8 @@
 // beyond its own server in `tracehook ui` (mode "live"); in a --html file (mode "static") every
 // trace is a JSON script element parsed only when opened. The functions of trace-filter.ts
 // (matchesTraceFilter…), span-search.ts (parseSpanQuery, spanMatchesQuery, traceMatchesQueries),
-// critical-path.ts (criticalPath) and trace-compare.ts (compareTraces) are inlined before this
-// file: the CLI's own code.
+// critical-path.ts (criticalPath), trace-compare.ts (compareTraces) and span-label.ts' rootLabel
+// (a root's name with its route or URL path) are inlined before this file: the CLI's own code.
 'use strict';
 
 const ROW = 24;
@@ -45,9 +45,6 @@ const fmtTime = (ms) => (Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().re
 const MAX_INDENT_DEPTH = 64;
 const fmtValue = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-// What a trace served: the root span's name, with its route or URL path when the name lacks it
-// (plain node:http names a SERVER span by its method only).
-const rootLabel = (root) => (root.route && !root.name.includes(root.route) ? `${root.name} ${root.route}` : root.name);
 // An attribute key that wraps only after its dots and underscores (`http.request.` / `method`).
 const keyHtml = (k) => esc(k).replace(/([._])/g, '$1<wbr>');
 

@@ -3,13 +3,14 @@
  * (copied next to this module by the build) with the data inlined. Everything the page needs is
  * in the one file: no network, no CDN. The page's filters, attribute search, critical path and
  * comparison are this repository's own (trace-filter.ts, span-search.ts, critical-path.ts,
- * trace-compare.ts), inlined as compiled text so the terminal and the browser agree.
+ * trace-compare.ts, and span-label.ts' rootLabel), inlined as compiled text so the terminal and the
+ * browser agree.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toJsonSafe } from '../../span-file/json-safe';
 import type { SpanIndex, TraceSummary } from '../../span-file/span-index';
-import { processLabel } from '../../span-file/span-label';
+import { processLabel, rootLabel } from '../../span-file/span-label';
 import * as criticalPath from '../../span-file/critical-path';
 import * as spanSearch from '../../span-file/span-search';
 import * as traceCompare from '../../span-file/trace-compare';
@@ -140,6 +141,7 @@ function assets(): { html: string; css: string; js: string } {
     // Every function of each shared module (they are self-contained by design: see their headers).
     const shared = [traceFilter, spanSearch, criticalPath, traceCompare]
       .flatMap((m) => Object.values(m).filter((f): f is (...args: never[]) => unknown => typeof f === 'function'))
+      .concat(rootLabel)
       .map((f) => f.toString())
       .join('\n');
     cached = { html: read('page-template.html'), css: read('page-style.css'), js: `${shared}\n${read('page-script.js')}` };
