@@ -430,7 +430,8 @@ function renderAxis() {
   const digits = step >= 1 ? 0 : Math.min(3, Math.ceil(-Math.log10(step)));
   for (let v = 0; v <= total + 1e-9; v += step) {
     const label = v >= 1000 && step >= 100 ? `${+(v / 1000).toFixed(2)} s` : `${v.toFixed(digits)} ms`;
-    html += `<span class="tick" style="left:${(v / total) * 100}%">${label}</span>`;
+    // A tick near the right edge is right-aligned to it, not cut off.
+    html += `<span class="tick" style="left:${(v / total) * 100}%${v / total > 0.93 ? ';transform:translateX(-100%)' : ''}">${label}</span>`;
   }
   $('axis').innerHTML = html;
 }
