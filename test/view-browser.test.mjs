@@ -68,6 +68,15 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
   assert.match(handoffs[0][2], /^shop\[\d+:t1\]$/);
   assert.match(handoffs[1][2], /^stock\[\d+\]$/);
 
+  // The critical path of real spans crosses the worker thread and the forked child process of
+  // `stock`, through every span between the request and the worker's last step.
+  // (Whether `count stock` is on it depends on timing.)
+  assert.match(await page.textContent('#cp-summary'), /^critical path: \d+ spans in 3 processes\/threads$/);
+  const critical = await page.$$eval('.span-row.critical', (els) => els.map((r) => `${r.querySelector('.label').textContent} ${r.querySelector('.proc').textContent}`));
+  for (const span of [/^worker process shop\[\d+:t1\]$/, /^child_process process stock\[\d+\]$/, /^child_process process shop\[\d+:t1\]$/, /^worker process shop\[\d+\]$/]) {
+    assert.ok(critical.some((c) => span.test(c)), `${span} in ${critical.join(', ')}`);
+  }
+
   // Collapsing a subtree hides its descendants; expanding shows them again.
   const workerSend = page.locator('.span-row', { hasText: 'worker send' }).first();
   await workerSend.locator('.toggle').click();

@@ -344,7 +344,11 @@ function buildTree(summary, detail) {
   const cp = criticalPath(detail.spans);
   const cpSegments = new Map();
   for (const seg of cp.segments) (cpSegments.get(seg.spanId) || cpSegments.set(seg.spanId, []).get(seg.spanId)).push(seg);
-  return { summary, detail, nodes, byId, roots, incoming, endUs: Math.max(end, 1), rows: [], cp, cpSegments };
+  // The walk passes through every ancestor of a span it spent time in, also one with no time of
+  // its own on the path (a short CONSUMER between a reply and its handler): all are marked.
+  const onCriticalPath = new Set();
+  for (const id of cp.onPath.keys()) for (let n = byId.get(id); n && !onCriticalPath.has(n.span.id); n = n.parent) onCriticalPath.add(n.span.id);
+  return { summary, detail, nodes, byId, roots, incoming, endUs: Math.max(end, 1), rows: [], cp, cpSegments, onCriticalPath };
 }
 
 const handoffOf = (n) => (n.parent && n.parent.res.label !== n.res.label ? n : null);
@@ -389,9 +393,10 @@ function renderRows() {
     if (linkCount) badges.push(`<span class="badge link" title="${linkCount} link(s) to other spans: see details">⇄ ${linkCount}</span>`);
     const collapsedNote = state.collapsed.has(s.id) ? ` <span class="muted">(+${countDescendants(n)})</span>` : '';
     const selected = (state.selectedSpan === n ? ' selected' : '') + (n.hit ? ' hit' : '');
-    const segs = $('show-cp').checked && state.trace.cpSegments.get(s.id);
-    const critical = segs ? ' critical' : '';
-    const cpBars = segs ? segs.map((g) => `<div class="cp-seg" style="left:${(g.start / endUs) * 100}%;width:${Math.max(((g.end - g.start) / endUs) * 100, 0.1)}%"></div>`).join('') : '';
+    const showCp = $('show-cp').checked;
+    const segs = (showCp && state.trace.cpSegments.get(s.id)) || [];
+    const critical = showCp && state.trace.onCriticalPath.has(s.id) ? ' critical' : '';
+    const cpBars = segs.length ? segs.map((g) => `<div class="cp-seg" style="left:${(g.start / endUs) * 100}%;width:${Math.max(((g.end - g.start) / endUs) * 100, 0.1)}%"></div>`).join('') : '';
     const self = state.trace.cp.selfTime.get(s.id) || 0;
     // The duration sits right of the bar; near the right edge, inside a wide bar or left of a narrow one.
     const labelPos = left + width < 82 ? `left:${left + width + 0.5}%` : width > 12 ? `left:${left + 0.4}%;color:#fff;font-weight:600` : `right:${100 - left + 0.5}%`;
@@ -487,7 +492,7 @@ function renderDetails(n) {
   const onPath = t.cp.onPath.get(s.id);
   parts.push(`<table><tr><td class="k">duration</td><td>${fmtMs(s.dur / 1000)}</td></tr>
     <tr><td class="k">self time</td><td class="self-time">${fmtMs((t.cp.selfTime.get(s.id) || 0) / 1000)} <span class="muted">(in no child span)</span></td></tr>
-    <tr><td class="k">critical path</td><td class="on-path">${onPath === undefined ? 'no' : `${fmtMs(onPath / 1000)} of the trace's time waited on this span itself`}</td></tr>
+    <tr><td class="k">critical path</td><td class="on-path">${onPath !== undefined ? `${fmtMs(onPath / 1000)} of the trace's time waited on this span itself` : t.onCriticalPath.has(s.id) ? 'on it, with no time of its own' : 'no'}</td></tr>
     <tr><td class="k">start</td><td>+${fmtMs(s.start / 1000)} from trace start</td></tr>
     <tr><td class="k">status</td><td class="${s.status.code === 'ERROR' ? 'err' : ''}">${s.status.code}${s.status.message ? ': ' + esc(s.status.message) : ''}</td></tr>
     <tr><td class="k">span id</td><td class="mono">${s.id}</td></tr>
@@ -564,8 +569,8 @@ function renderHits() {
 function renderCriticalSummary() {
   const t = state.trace;
   if (!t || !$('show-cp').checked) return void ($('cp-summary').textContent = '');
-  const lanes = new Set([...t.cp.onPath.keys()].map((id) => t.byId.get(id).res.label));
-  $('cp-summary').textContent = `critical path: ${plural(t.cp.onPath.size, 'span', 'spans')} in ${plural(lanes.size, 'process/thread', 'processes/threads')}`;
+  const lanes = new Set([...t.onCriticalPath].map((id) => t.byId.get(id).res.label));
+  $('cp-summary').textContent = `critical path: ${plural(t.onCriticalPath.size, 'span', 'spans')} in ${plural(lanes.size, 'process/thread', 'processes/threads')}`;
 }
 
 // ---- comparing two traces: spans matched by their place in the tree (trace-compare.ts)
