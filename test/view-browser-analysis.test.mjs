@@ -324,6 +324,13 @@ test('page: comparing two runs of a route shows which spans grew and by how much
   await page.click('#compare-close');
   await page.waitForFunction((id) => document.querySelector('#trace-header').textContent.includes(id), SLOW);
   assert.equal(await page.isVisible('#waterfall'), true);
+  // From a trace, one click compares it with the fastest run of its route; none for a route run once.
+  assert.equal(await page.textContent('#compare-fastest'), 'compare with the fastest GET /report (50.0 ms)');
+  await page.click('#compare-fastest');
+  await page.waitForSelector('#compare .cmp-row');
+  assert.equal(await page.textContent('#compare tbody tr:nth-child(2) .delta'), '+70.0 ms ×8.00');
+  await openTrace(page, CHECKOUT);
+  assert.equal(await page.isVisible('#compare-fastest'), false);
 });
 
 test('page: tracehook ui searches on the server (api/search)', { skip: noBrowser }, async (t) => {

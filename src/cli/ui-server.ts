@@ -16,11 +16,11 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { SpanIndex } from '../span-file/span-index';
 import type { SpanFileOptions } from '../span-file/span-files';
-import { parseSpanQuery, traceMatchesQueries, type SpanQuery } from '../span-file/span-search';
 import { buildLivePage, pageData, pageTrace } from './ui/page';
 import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
 import type { ViewIO } from './view';
 import { escapeControlChars } from '../diag/control-chars';
+import { parseSpanQuery, traceMatchesQueries, type SpanQuery } from '../span-file/span-search';
 
 /** The port `tracehook ui` listens on unless told otherwise. */
 export const DEFAULT_UI_PORT = 7476;

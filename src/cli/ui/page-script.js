@@ -281,6 +281,7 @@ async function openTrace(traceId, spanId) {
   $('trace-tools').hidden = false;
   renderTraceHeader();
   renderCriticalSummary();
+  offerFastest();
   // A list search carries over into the trace: its matching spans are marked, the first selected.
   const listSearch = $('f-where').value.trim();
   if (listSearch) $('span-search').value = listSearch;
@@ -582,6 +583,19 @@ function pickTrace(traceId, on) {
   $('picked').textContent = names.length ? `picked: ${names.join(' and ')}` : 'Tick two traces to compare them.';
   $('compare-go').disabled = state.picked.length !== 2;
   renderList();
+}
+
+// One click to compare the open trace with the fastest other trace of the same route.
+function offerFastest() {
+  const t = state.trace.summary;
+  const label = rootLabel(t.root);
+  let fastest = null;
+  for (const o of state.traces) if (o.traceId !== t.traceId && rootLabel(o.root) === label && (!fastest || o.durationMs < fastest.durationMs)) fastest = o;
+  const button = $('compare-fastest');
+  button.hidden = !fastest;
+  if (!fastest) return;
+  button.textContent = `compare with the fastest ${label} (${fmtMs(fastest.durationMs)})`;
+  button.onclick = () => showCompare(t.traceId, fastest.traceId);
 }
 
 function hideCompare() {
