@@ -22,10 +22,7 @@ function writeRoutes(dir) {
       kind: 2,
       attributes: attrs({ 'http.request.method': 'GET', 'url.path': path, 'http.response.status_code': 200, ...extra }),
     });
-  const pool = [
-    server(POOL, 300_000, 90_000, '/pool?token=secret', { 'http.route': '/pool' }),
-    span(POOL, 1, 0, 310_000, 60_000, { name: 'pool task', status: { code: 2, message: 'task failed' } }),
-  ];
+  const pool = [server(POOL, 300_000, 90_000, '/pool?token=secret', { 'http.route': '/pool' }), span(POOL, 1, 0, 310_000, 60_000, { name: 'pool task', status: { code: 2, message: 'task failed' } })];
   writeFileSync(
     join(dir, '7.jsonl'),
     [
@@ -166,8 +163,7 @@ const ms = 1000; // span() takes µs
  * GET /report: in the slow one the SELECT grew from 10 ms to 80 ms and a redis GET appeared.
  */
 function writeAnalysis(dir) {
-  const http = (traceId, durUs, route) =>
-    span(traceId, 0, undefined, 0, durUs, { name: `GET ${route}`, kind: 2, attributes: attrs({ 'http.request.method': 'GET', 'http.route': route }) });
+  const http = (traceId, durUs, route) => span(traceId, 0, undefined, 0, durUs, { name: `GET ${route}`, kind: 2, attributes: attrs({ 'http.request.method': 'GET', 'http.route': route }) });
   const db = (traceId, i, parent, startUs, durUs) =>
     span(traceId, i, parent, startUs, durUs, { name: 'pg.query:SELECT shop', kind: 3, attributes: attrs({ 'db.system': 'postgresql', 'db.statement': 'SELECT * FROM orders WHERE id = $1' }) });
   const checkout = [
@@ -177,10 +173,7 @@ function writeAnalysis(dir) {
     // A PRODUCER ends once its task is posted; the path still leads into the worker.
     span(CHECKOUT, 3, 0, 20 * ms, 2 * ms, { name: 'piscina send', kind: 4, attributes: attrs({ 'messaging.system': 'piscina' }) }),
   ];
-  const inWorker = [
-    span(CHECKOUT, 4, 3, 25 * ms, 65 * ms, { name: 'piscina process', kind: 5, attributes: attrs({ 'messaging.system': 'piscina' }) }),
-    db(CHECKOUT, 5, 4, 30 * ms, 50 * ms),
-  ];
+  const inWorker = [span(CHECKOUT, 4, 3, 25 * ms, 65 * ms, { name: 'piscina process', kind: 5, attributes: attrs({ 'messaging.system': 'piscina' }) }), db(CHECKOUT, 5, 4, 30 * ms, 50 * ms)];
   const fast = [http(FAST, 50 * ms, '/report'), db(FAST, 1, 0, 5 * ms, 10 * ms), span(FAST, 2, 0, 20 * ms, 20 * ms, { name: 'render' })];
   const slow = [
     http(SLOW, 130 * ms, '/report'),
@@ -189,11 +182,9 @@ function writeAnalysis(dir) {
     span(SLOW, 2, 0, 90 * ms, 20 * ms, { name: 'render' }),
   ];
   // The runs start 0.4 s apart: distinct points in the scatter plot.
-  const later = (spans, us) => spans.map((sp) => ({ ...sp, startTimeUnixNano: String(BigInt(sp.startTimeUnixNano) + BigInt(us) * 1000n), endTimeUnixNano: String(BigInt(sp.endTimeUnixNano) + BigInt(us) * 1000n) }));
-  writeFileSync(
-    join(dir, '7.jsonl'),
-    [line('shop', checkout), line('shop', inWorker, { 'thread.id': 1 }), line('shop', later(fast, 400_000)), line('shop', later(slow, 800_000))].join('\n') + '\n',
-  );
+  const later = (spans, us) =>
+    spans.map((sp) => ({ ...sp, startTimeUnixNano: String(BigInt(sp.startTimeUnixNano) + BigInt(us) * 1000n), endTimeUnixNano: String(BigInt(sp.endTimeUnixNano) + BigInt(us) * 1000n) }));
+  writeFileSync(join(dir, '7.jsonl'), [line('shop', checkout), line('shop', inWorker, { 'thread.id': 1 }), line('shop', later(fast, 400_000)), line('shop', later(slow, 800_000))].join('\n') + '\n');
 }
 
 const analysisPage = (t, viewport) => htmlPage(t, writeAnalysis, viewport);
@@ -270,7 +261,7 @@ test('page: search within a trace marks the matching spans; next and previous st
   assert.equal(await page.locator('.span-row.hit').count(), 0);
 });
 
-test('page: the critical path is marked across a worker thread, with each span\'s self time', { skip: noBrowser }, async (t) => {
+test("page: the critical path is marked across a worker thread, with each span's self time", { skip: noBrowser }, async (t) => {
   const page = await analysisPage(t, { width: 1280, height: 560 });
   await openTrace(page, CHECKOUT);
   const critical = await page.$$eval('.span-row.critical', (rows) => rows.map((r) => [r.querySelector('.label').textContent, r.querySelector('.proc').textContent]));

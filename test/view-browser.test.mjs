@@ -74,7 +74,10 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
   assert.match(await page.textContent('#cp-summary'), /^critical path: \d+ spans in 3 processes\/threads$/);
   const critical = await page.$$eval('.span-row.critical', (els) => els.map((r) => `${r.querySelector('.label').textContent} ${r.querySelector('.proc').textContent}`));
   for (const span of [/^worker process shop\[\d+:t1\]$/, /^child_process process stock\[\d+\]$/, /^child_process process shop\[\d+:t1\]$/, /^worker process shop\[\d+\]$/]) {
-    assert.ok(critical.some((c) => span.test(c)), `${span} in ${critical.join(', ')}`);
+    assert.ok(
+      critical.some((c) => span.test(c)),
+      `${span} in ${critical.join(', ')}`,
+    );
   }
 
   // Collapsing a subtree hides its descendants; expanding shows them again.

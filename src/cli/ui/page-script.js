@@ -126,7 +126,11 @@ async function applyFilters() {
 const searchCache = new Map();
 async function searchTraces(queries, text) {
   if (state.mode === 'live') {
-    const res = await fetch(`api/search?${queryTerms(text).map((q) => `q=${encodeURIComponent(q)}`).join('&')}`).catch(() => null);
+    const res = await fetch(
+      `api/search?${queryTerms(text)
+        .map((q) => `q=${encodeURIComponent(q)}`)
+        .join('&')}`,
+    ).catch(() => null);
     return res && res.ok ? new Set((await res.json()).traceIds) : null;
   }
   if (searchCache.has(text)) return searchCache.get(text);
@@ -134,7 +138,14 @@ async function searchTraces(queries, text) {
   let slice = performance.now();
   for (const t of state.traces) {
     const detail = await loadDetail(t.traceId);
-    if (detail && traceMatchesQueries(detail.spans.map((sp) => searchable(sp, detail.resources[sp.res])), queries)) ids.add(t.traceId);
+    if (
+      detail &&
+      traceMatchesQueries(
+        detail.spans.map((sp) => searchable(sp, detail.resources[sp.res])),
+        queries,
+      )
+    )
+      ids.add(t.traceId);
     if (performance.now() - slice > 30) {
       await new Promise((r) => setTimeout(r));
       slice = performance.now();
@@ -201,7 +212,10 @@ function renderScatter() {
     svg.innerHTML = `<text x="${w / 2}" y="${h / 2}" class="axis-label" text-anchor="middle">no traces</text>`;
     return;
   }
-  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  let x0 = Infinity,
+    x1 = -Infinity,
+    y0 = Infinity,
+    y1 = -Infinity;
   for (const t of pts) {
     x0 = Math.min(x0, t.startMs);
     x1 = Math.max(x1, t.startMs);
@@ -209,8 +223,9 @@ function renderScatter() {
     y0 = Math.min(y0, d);
     y1 = Math.max(y1, d);
   }
-  if (x1 - x0 < 1) (x0 -= 1), (x1 += 1);
-  const ly0 = Math.floor(Math.log10(y0)), ly1 = Math.max(Math.ceil(Math.log10(y1)), ly0 + 1);
+  if (x1 - x0 < 1) ((x0 -= 1), (x1 += 1));
+  const ly0 = Math.floor(Math.log10(y0)),
+    ly1 = Math.max(Math.ceil(Math.log10(y1)), ly0 + 1);
   const px = (ms) => left + ((ms - x0) / (x1 - x0)) * (w - left - right);
   const py = (ms) => top + (1 - (Math.log10(Math.max(ms, 0.001)) - ly0) / (ly1 - ly0)) * (h - top - bottom);
   let out = '';
@@ -227,7 +242,8 @@ function renderScatter() {
   const open = state.trace && state.trace.summary.traceId;
   for (let i = 0; i < pts.length; i++) {
     const t = pts[i];
-    const x = px(t.startMs).toFixed(1), y = py(t.durationMs).toFixed(1);
+    const x = px(t.startMs).toFixed(1),
+      y = py(t.durationMs).toFixed(1);
     const cls = `pt${t.errorCount ? ' error' : ''}${t.traceId === open ? ' sel' : ''}`;
     // Errors are red diamonds, the rest blue circles: told apart by shape as well as colour.
     out += t.errorCount
@@ -249,7 +265,8 @@ function scatterTip(el, t) {
   if (!t) return (tip.hidden = true);
   tip.hidden = false;
   tip.textContent = `${rootLabel(t.root)} · ${fmtMs(t.durationMs)} · ${fmtTime(t.startMs)}${t.errorCount ? ` · ${plural(t.errorCount, 'error', 'errors')}` : ''}`;
-  const box = el.getBoundingClientRect(), pane = $('scatter-pane').getBoundingClientRect();
+  const box = el.getBoundingClientRect(),
+    pane = $('scatter-pane').getBoundingClientRect();
   tip.style.left = `${Math.min(box.left - pane.left + 8, pane.width - tip.offsetWidth - 4)}px`;
   tip.style.top = `${box.top - pane.top - 26}px`;
 }
@@ -630,8 +647,12 @@ async function showCompare(idA, idB) {
       <td class="delta">${fmtDelta(m.delta / 1000)}${m.ratio !== null && m.ratio !== 1 ? ` <span class="muted">×${m.ratio.toFixed(2)}</span>` : ''}</td><td class="cmp-bar-cell">${bars(m.durationA, m.durationB)}</td></tr>`,
   );
   const only = (list, which) =>
-    list.map((m) => `<tr class="cmp-only only-${which}" data-key="${esc(m.key)}">${name(m)}<td>${which === 'a' ? fmtMs(m.duration / 1000) : '—'}</td><td>${which === 'b' ? fmtMs(m.duration / 1000) : '—'}</td><td class="delta">only in ${which.toUpperCase()}</td><td></td></tr>`);
-  $('compare').innerHTML = `<p><button id="compare-close">back to the trace</button> <span class="muted">${plural(cmp.matched.length, 'span', 'spans')} in both, largest change first${cmp.onlyA.length || cmp.onlyB.length ? `; ${cmp.onlyA.length} only in A, ${cmp.onlyB.length} only in B` : ''}</span></p>
+    list.map(
+      (m) =>
+        `<tr class="cmp-only only-${which}" data-key="${esc(m.key)}">${name(m)}<td>${which === 'a' ? fmtMs(m.duration / 1000) : '—'}</td><td>${which === 'b' ? fmtMs(m.duration / 1000) : '—'}</td><td class="delta">only in ${which.toUpperCase()}</td><td></td></tr>`,
+    );
+  $('compare').innerHTML =
+    `<p><button id="compare-close">back to the trace</button> <span class="muted">${plural(cmp.matched.length, 'span', 'spans')} in both, largest change first${cmp.onlyA.length || cmp.onlyB.length ? `; ${cmp.onlyA.length} only in A, ${cmp.onlyB.length} only in B` : ''}</span></p>
     <table class="cmp"><thead><tr><th>span</th><th>A</th><th>B</th><th>Δ</th><th><span class="cmp-key a"></span>A <span class="cmp-key b"></span>B</th></tr></thead>
     <tbody>${rows.join('')}${only(cmp.onlyB, 'b').join('')}${only(cmp.onlyA, 'a').join('')}</tbody></table>`;
   $('compare').hidden = false;
