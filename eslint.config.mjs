@@ -20,13 +20,21 @@ export default tseslint.config(
     files: ['src/cli/ui/page-script.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { ...globals.browser, matchesTraceFilter: 'readonly', parseDurationMs: 'readonly', parseTimeMs: 'readonly' },
+      globals: {
+        ...globals.browser,
+        ...Object.fromEntries(
+          ['matchesTraceFilter', 'parseDurationMs', 'parseTimeMs', 'parseSpanQuery', 'spanMatchesQuery', 'traceMatchesQueries', 'criticalPath', 'compareTraces', 'rootLabel'].map((f) => [
+            f,
+            'readonly',
+          ]),
+        ),
+      },
     },
   },
   {
     // Functions handed to the browser by Playwright (page.evaluate) and read back there.
-    files: ['test/view-browser.test.mjs', 'scripts/waterfall-screenshot.mjs'],
-    languageOptions: { globals: { document: 'readonly' } },
+    files: ['test/view-browser*.test.mjs', 'scripts/waterfall-screenshot.mjs'],
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', Node: 'readonly', MouseEvent: 'readonly', performance: 'readonly', PerformanceObserver: 'readonly' } },
   },
   {
     // Code about control characters (escaping them for terminals, JSON and ids) matches them on purpose.

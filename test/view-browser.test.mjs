@@ -4,7 +4,7 @@
 // another service, a batch shared by three requests, a failing request).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,15 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { buildTraces } from '../dist/span-file/tree.js';
 import { ROOT, readSpans, spansDir } from './helpers/fixture.mjs';
 import { noBrowser, openBrowser } from './helpers/browser.mjs';
+import { bigTrace, cli, line, span } from './helpers/synthetic-spans.mjs';
 import { runViewFixture } from './helpers/view-fixture.mjs';
-
-function cli(args) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/tracehook.mjs', ...args], { cwd: ROOT, timeout: 60_000, maxBuffer: 1 << 26 }, (err, stdout, stderr) => {
-      resolve({ code: err ? err.code : 0, stdout, stderr });
-    });
-  });
-}
 
 test('tracehook view --html: list, waterfall with nesting and services, filters, details, hand-offs, batch links both ways', { skip: noBrowser }, async (t) => {
   const dir = await runViewFixture(t);
@@ -31,7 +24,7 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
   assert.equal(made.code, 0, made.stderr);
   assert.match(made.stdout, /^wrote .*traces\.html: 4 traces, \d+ spans/);
   const text = readFileSync(html, 'utf8');
-  assert.doesNotMatch(text, /<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!127\.0\.0\.1)[a-z]/i, 'no external resources');
+  assert.doesNotMatch(text, /<script[^>]+src=|<link[^>]+href="(?!data:)|https?:\/\/(?!127\.0\.0\.1)[a-z]/i, 'no external resources');
 
   const { page } = await openBrowser(t);
   await page.goto(pathToFileURL(html).href);
@@ -74,6 +67,18 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
   );
   assert.match(handoffs[0][2], /^shop\[\d+:t1\]$/);
   assert.match(handoffs[1][2], /^stock\[\d+\]$/);
+
+  // The critical path of real spans crosses the worker thread and the forked child process of
+  // `stock`, through every span between the request and the worker's last step.
+  // (Whether `count stock` is on it depends on timing.)
+  assert.match(await page.textContent('#cp-summary'), /^critical path: \d+ spans in 3 processes\/threads$/);
+  const critical = await page.$$eval('.span-row.critical', (els) => els.map((r) => `${r.querySelector('.label').textContent} ${r.querySelector('.proc').textContent}`));
+  for (const span of [/^worker process shop\[\d+:t1\]$/, /^child_process process stock\[\d+\]$/, /^child_process process shop\[\d+:t1\]$/, /^worker process shop\[\d+\]$/]) {
+    assert.ok(
+      critical.some((c) => span.test(c)),
+      `${span} in ${critical.join(', ')}`,
+    );
+  }
 
   // Collapsing a subtree hides its descendants; expanding shows them again.
   const workerSend = page.locator('.span-row', { hasText: 'worker send' }).first();
@@ -138,47 +143,10 @@ test('tracehook view --html: list, waterfall with nesting and services, filters,
   assert.match(error, /exception\.message\s*no such item: broken/);
 });
 
-/** One span file line (OTLP/JSON) with `spans` in one resource. */
-function line(service, spans) {
-  return JSON.stringify({
-    resourceSpans: [
-      {
-        resource: {
-          attributes: [
-            { key: 'service.name', value: { stringValue: service } },
-            { key: 'process.pid', value: { intValue: 7 } },
-          ],
-        },
-        scopeSpans: [{ scope: { name: 'synthetic' }, spans }],
-      },
-    ],
-  });
-}
-
-const T0 = 1_700_000_000_000_000_000n;
-function span(traceId, i, parent, startUs, durUs) {
-  return {
-    traceId,
-    spanId: (i + 1).toString(16).padStart(16, '0'),
-    ...(parent === undefined ? {} : { parentSpanId: (parent + 1).toString(16).padStart(16, '0') }),
-    name: `step ${i}`,
-    kind: 1,
-    startTimeUnixNano: String(T0 + BigInt(startUs) * 1000n),
-    endTimeUnixNano: String(T0 + BigInt(startUs + durUs) * 1000n),
-    attributes: [{ key: 'i', value: { intValue: i } }],
-  };
-}
-
 test('the page stays usable on a 10,000-span trace: only the rows in view are in the DOM, scrolling reaches the last span', { skip: noBrowser }, async (t) => {
   const dir = spansDir(t);
   const traceId = 'ab'.repeat(16);
-  // A root with 99 children of 100 children each: 10,000 spans.
-  const spans = [span(traceId, 0, undefined, 0, 1_000_000)];
-  for (let c = 0; c < 99; c++) {
-    const child = spans.length;
-    spans.push(span(traceId, child, 0, c * 10_000, 9_000));
-    for (let g = 0; g < 100; g++) spans.push(span(traceId, spans.length, child, c * 10_000 + g * 90, 80));
-  }
+  const spans = bigTrace(traceId);
   const lines = [];
   for (let i = 0; i < spans.length; i += 512) lines.push(line('big', spans.slice(i, i + 512)));
   writeFileSync(join(dir, '7.jsonl'), `${lines.join('\n')}\n`);

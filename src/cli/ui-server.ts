@@ -6,7 +6,9 @@
  * Span files are private (0600), and any local user can connect to 127.0.0.1: every route is under
  * a random token path, `/<token>/`, printed only to the user who started the server; any other path
  * is 404. Routes: `GET /<token>/` the page; `GET /<token>/api/traces` the trace summaries
- * ({@link PageData}); `GET /<token>/api/trace/<traceId>` the spans of one trace ({@link PageTrace}).
+ * ({@link PageData}); `GET /<token>/api/trace/<traceId>` the spans of one trace ({@link PageTrace});
+ * `GET /<token>/api/search?q=TERM&q=…` the ids of the traces whose spans match every term
+ * (span-search.ts), `{ traceIds: string[] }`.
  * The page fetches relative URLs, so it needs no cookie.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -18,6 +20,7 @@ import { buildLivePage, pageData, pageTrace } from './ui/page';
 import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
 import type { ViewIO } from './view';
 import { escapeControlChars } from '../diag/control-chars';
+import { parseSpanQuery, traceMatchesQueries, type SpanQuery } from '../span-file/span-search';
 
 /** The port `tracehook ui` listens on unless told otherwise. */
 export const DEFAULT_UI_PORT = 7476;
@@ -105,6 +108,13 @@ export async function startUiServer(paths: readonly string[], port: number, opti
       await refresh();
       return send(res, 200, 'application/json', JSON.stringify(pageData('live', index.summaries(), index.spanCount)));
     }
+    if (path === '/api/search') {
+      const terms = new URL(req.url ?? '/', 'http://localhost').searchParams.getAll('q');
+      const queries = terms.map(parseSpanQuery).filter((q): q is SpanQuery => q !== undefined);
+      if (queries.length !== terms.length) return send(res, 400, 'application/json', JSON.stringify({ error: 'a search term is empty or has no key before "="' }));
+      await refresh();
+      return send(res, 200, 'application/json', JSON.stringify({ traceIds: await searchIndex(index, queries) }));
+    }
     const m = /^\/api\/trace\/([0-9a-f]{32})$/.exec(path);
     if (m) {
       if (!index.summary(m[1])) await refresh();
@@ -132,6 +142,17 @@ export async function startUiServer(paths: readonly string[], port: number, opti
         server.closeAllConnections();
       }),
   };
+}
+
+/** Trace ids of `index` whose spans match every query, reading the spans a bounded chunk of traces at a time. */
+async function searchIndex(index: SpanIndex, queries: readonly SpanQuery[]): Promise<string[]> {
+  const ids = index.summaries().map((s) => s.traceId);
+  const found: string[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const loaded = await index.loadSpans(ids.slice(i, i + 500));
+    for (const [id, spans] of loaded) if (traceMatchesQueries(spans, queries)) found.push(id);
+  }
+  return found;
 }
 
 /** The path after `/<token>`, when `path` starts with the token (compared in constant time); else undefined. */

@@ -19,6 +19,8 @@ export async function openBrowser(t, viewport = { width: 1500, height: 820 }) {
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+  // A failed request the page made (a missing favicon) is an error too, logged or not.
+  page.on('response', (res) => res.status() >= 400 && errors.push(`HTTP ${res.status()} for ${res.url()}`));
   // The page must work with no network: anything but its own origin is refused and recorded.
   await page.route('**/*', (route) => {
     const url = route.request().url();

@@ -1,15 +1,20 @@
 /**
  * The trace page of `tracehook view --html` and `tracehook ui`: page-template.html, page-style.css and page-script.js
  * (copied next to this module by the build) with the data inlined. Everything the page needs is
- * in the one file: no network, no CDN. The page's filters are this repository's own
- * (trace-filter.ts), inlined as compiled text so the terminal and the browser filter alike.
+ * in the one file: no network, no CDN. The page's filters, attribute search, critical path and
+ * comparison are this repository's own (trace-filter.ts, span-search.ts, critical-path.ts,
+ * trace-compare.ts, and span-label.ts' rootLabel), inlined as compiled text so the terminal and the
+ * browser agree.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toJsonSafe } from '../../span-file/json-safe';
 import type { SpanIndex, TraceSummary } from '../../span-file/span-index';
-import { processLabel } from '../../span-file/span-label';
-import { globToRegExp, matchesTraceFilter, parseDurationMs, parseTimeMs } from '../../span-file/trace-filter';
+import { processLabel, rootLabel } from '../../span-file/span-label';
+import * as criticalPath from '../../span-file/critical-path';
+import * as spanSearch from '../../span-file/span-search';
+import * as traceCompare from '../../span-file/trace-compare';
+import * as traceFilter from '../../span-file/trace-filter';
 import type { DecodedSpan } from '../../span-file/types';
 
 /** A trace list entry as the page reads it (JSON-safe: no bigint). */
@@ -133,7 +138,12 @@ let cached: { html: string; css: string; js: string } | undefined;
 function assets(): { html: string; css: string; js: string } {
   if (!cached) {
     const read = (name: string) => readFileSync(join(__dirname, name), 'utf8');
-    const shared = [matchesTraceFilter, globToRegExp, parseDurationMs, parseTimeMs].map((f) => f.toString()).join('\n');
+    // Every function of each shared module (they are self-contained by design: see their headers).
+    const shared = [traceFilter, spanSearch, criticalPath, traceCompare]
+      .flatMap((m) => Object.values(m).filter((f): f is (...args: never[]) => unknown => typeof f === 'function'))
+      .concat(rootLabel)
+      .map((f) => f.toString())
+      .join('\n');
     cached = { html: read('page-template.html'), css: read('page-style.css'), js: `${shared}\n${read('page-script.js')}` };
   }
   return cached;
