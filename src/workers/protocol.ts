@@ -214,6 +214,8 @@ export interface WorkerEnvironmentData {
    * preload looks for instrumentation and startup hook packages there, as its main thread does.
    */
   appDirectory?: string;
+  /** The parent's epoch anchor of span times (`[s, ns]`, see `EpochAnchor`): one clock for every thread of the process. */
+  epochAnchor?: readonly [number, number];
 }
 
 /**

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { isDisabled, readConfig } from '../config/environment.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
+import { epochAnchor } from '../provider/monotonic-clock.js';
 import { appDirectory } from '../startup-hook/resolve-from-app.js';
 import { isPatched, wrap } from '../patch/wrap.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
@@ -190,6 +191,7 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined):
       secret: CHANNEL_SECRET,
       destination,
       control,
+      epochAnchor: epochAnchor(),
       ...(carrier ? { carrier } : {}),
       ...(pool ? { pool } : {}),
       ...(app ? { appDirectory: app } : {}),

@@ -1,3 +1,4 @@
+import { adoptEpochAnchor } from '../provider/monotonic-clock.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { wrap } from '../patch/wrap.js';
 import { kHybridDispatch } from '../compat/node-worker-threads.js';
@@ -21,14 +22,16 @@ type PortLike = HybridDispatchPort;
 
 /**
  * Takes this worker's {@link WorkerEnvironmentData} and deletes it, so that workers the app starts
- * from here never inherit it.
+ * from here never inherit it; span times of this thread take the parent's epoch anchor.
  * @returns undefined when the parent is not instrumented
  */
 export function takeEnvironmentData(): WorkerEnvironmentData | undefined {
   const wt = require('node:worker_threads') as typeof import('node:worker_threads');
   const data = wt.getEnvironmentData(ENV_DATA_KEY) as WorkerEnvironmentData | undefined;
   if (data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
-  return data?.v === PROTOCOL_VERSION ? data : undefined;
+  if (data?.v !== PROTOCOL_VERSION) return undefined;
+  adoptEpochAnchor(data.epochAnchor);
+  return data;
 }
 
 /**
