@@ -60,12 +60,19 @@ export class LeanSpan implements Span, ReadableSpan {
   private _droppedLinksCount = 0;
   /** {@link monotonicMs} at start: converts `performance.now()`-based time inputs to epoch time. */
   private readonly _monotonicStart: number;
+  /**
+   * The code that started this span ends it before returning (tracehook's PRODUCER span of a
+   * `postMessage`, recorded after the post): nothing can leave it open, so OpenSpanProcessor does
+   * not track it.
+   */
+  readonly _endCertain: boolean;
 
   /**
    * Starts the span and calls the span processors' `onStart`.
    * @param attributes validated attributes (no null values, arrays already copies), owned by the span from here on
    * @param attributeCount the number of keys of `attributes`
    * @param links links as given; validated here
+   * @param endCertain see {@link _endCertain}
    */
   constructor(
     state: LeanTracerState,
@@ -78,11 +85,13 @@ export class LeanSpan implements Span, ReadableSpan {
     attributeCount: number,
     links: Link[] | undefined,
     startTime: TimeInput | undefined,
+    endCertain = false,
   ) {
     const now = monotonicNow();
     this._state = state;
     this._spanContext = spanContext;
     this._monotonicStart = toMonotonicMs(now);
+    this._endCertain = endCertain;
     this.name = name;
     this.kind = kind;
     this.parentSpanContext = parentSpanContext;

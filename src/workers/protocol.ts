@@ -49,6 +49,17 @@ export function parseTraceparent(value: string): { traceId: string; spanId: stri
   return { traceId: value.slice(3, 35), spanId: value.slice(36, 52), traceFlags: flags === '01' ? 1 : 0, isRemote: true };
 }
 
+/** Lowercase hex ids, neither all zero: W3C Trace Context's rule, checked once per carrier (one expression). */
+const VALID_IDS = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-0[01]$/;
+
+/**
+ * {@link parseTraceparent} with the ids checked too (W3C Trace Context: lowercase hex, not all zero),
+ * so the caller needs no `isSpanContextValid`: undefined for any `traceparent` whose context is invalid.
+ */
+export function parseValidTraceparent(value: string): { traceId: string; spanId: string; traceFlags: number; isRemote: true } | undefined {
+  return VALID_IDS.test(value) ? parseTraceparent(value) : undefined;
+}
+
 /** Version of the formats below; a receiver ignores what it does not know. */
 export const PROTOCOL_VERSION = 1;
 
@@ -80,26 +91,56 @@ export const ENVELOPE_KEY = '@tracehook/envelope';
 
 /**
  * What an instrumented sender posts instead of `value` on a worker_threads channel whose other end
- * unwraps it. Transferables, SharedArrayBuffers and MessagePorts inside `value` cross as they
+ * unwraps it: two keys and one string, the least a structured clone can carry (each key and string
+ * costs the clone). Transferables, SharedArrayBuffers and MessagePorts inside `value` cross as they
  * would alone (the transfer list is passed unchanged).
  */
 export interface Envelope {
+  /** The {@link envelopeHeader}: the channel's secret, `messaging.message.id` and the carrier. */
   [ENVELOPE_KEY]: string;
-  /** The propagation fields of the PRODUCER span. */
-  carrier: MessageCarrier;
-  /** `messaging.message.id`, the same on both sides. */
-  id: string;
   /** The user's value, exactly as given to `postMessage`. */
   value: unknown;
 }
 
-export function makeEnvelope(secret: string, value: unknown, carrier: MessageCarrier, id: string): Envelope {
-  return { [ENVELOPE_KEY]: secret, carrier, id, value };
+/**
+ * The string of an {@link Envelope}: `<secret><id> <carrier>`, where the secret is the channel's
+ * (32 hex chars), the id is `messaging.message.id` (`<pid>-<threadId>-<n>`, no space) and the carrier
+ * is a lone `traceparent` (`00-…`) or the propagators' fields as JSON (`{…}`).
+ */
+export function envelopeHeader(secret: string, carrier: MessageCarrier, id: string): string {
+  return secret + id + ' ' + (typeof carrier === 'string' ? carrier : JSON.stringify(carrier));
+}
+
+export function makeEnvelope(header: string, value: unknown): Envelope {
+  return { [ENVELOPE_KEY]: header, value };
 }
 
 /** True for an {@link Envelope} of the channel with `secret` (a structured clone of one). Cheap for every other value. */
 export function isEnvelope(data: unknown, secret: string): data is Envelope {
-  return typeof data === 'object' && data !== null && (data as Record<string, unknown>)[ENVELOPE_KEY] === secret;
+  if (typeof data !== 'object' || data === null) return false;
+  const header = (data as Record<string, unknown>)[ENVELOPE_KEY];
+  return typeof header === 'string' && header.startsWith(secret) && header.length > secret.length;
+}
+
+/** The `messaging.message.id` of an envelope's header (checked by {@link isEnvelope}). */
+export function envelopeId(header: string, secret: string): string {
+  const space = header.indexOf(' ', secret.length);
+  return space < 0 ? '' : header.slice(secret.length, space);
+}
+
+/** The carrier of an envelope's header: a `traceparent`, the propagators' fields, or undefined when unreadable. */
+export function envelopeCarrier(header: string, secret: string): MessageCarrier | undefined {
+  const space = header.indexOf(' ', secret.length);
+  if (space < 0) return undefined;
+  if (header.charCodeAt(space + 1) !== 0x7b /* { */) return header.slice(space + 1);
+  try {
+    const fields = JSON.parse(header.slice(space + 1)) as unknown;
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return undefined;
+    for (const value of Object.values(fields)) if (typeof value !== 'string') return undefined;
+    return fields as Carrier;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The `cmd` of {@link IpcCarrierMessage}; the `NODE_` prefix makes Node route it to `'internalMessage'`. */
