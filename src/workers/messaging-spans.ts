@@ -245,7 +245,7 @@ export function callProcess(system: MessagingSystem, destination: string | undef
   const previous = current;
   current = incoming.span;
   try {
-    return callIn(incoming.context, fn, thisArg, a, b);
+    return callInContext(incoming.context, fn, thisArg, a, b);
   } catch (err) {
     markSpanError(incoming.span, err);
     throw err;
@@ -259,7 +259,7 @@ let storageOf: EnteringContextManager | undefined;
 let storage: ContextStorage | undefined;
 
 /** `fn.call(thisArg, a, b)` with `ctx` active: AsyncLocalStorage's `enterWith` and back, as TracehookContextManager#with does. */
-function callIn(ctx: Context, fn: Dispatch, thisArg: unknown, a: unknown, b: unknown): unknown {
+export function callInContext(ctx: Context, fn: Dispatch, thisArg: unknown, a: unknown, b: unknown): unknown {
   const manager = contextManagerOf(context);
   if (manager !== storageOf) {
     storageOf = manager;
@@ -296,5 +296,5 @@ export function runFresh<T>(handler: () => T): T {
 /** {@link runFresh} for a message's dispatch: `fn.call(thisArg, a, b)`, without a closure per message. */
 export function callFresh(fn: Dispatch, thisArg: unknown, a: unknown, b: unknown): unknown {
   if (context.active() === ROOT_CONTEXT) return fn.call(thisArg, a, b);
-  return callIn(ROOT_CONTEXT, fn, thisArg, a, b);
+  return callInContext(ROOT_CONTEXT, fn, thisArg, a, b);
 }

@@ -1,7 +1,7 @@
 import type { Outgoing } from './messaging-spans.js';
 import { endSend, setSendDestination, startSend } from './messaging-spans.js';
 import type { PoolName, PoolTaskCarrier } from './protocol.js';
-import { CHANNEL_SECRET, POOL_CARRIER_KEY } from './protocol.js';
+import { CHANNEL_SECRET, envelopeHeader, POOL_CARRIER_KEY } from './protocol.js';
 import { isPatched, wrap } from '../patch/wrap.js';
 import { hasTaskInfoMethods, poolOfTaskType } from '../compat/pools.js';
 
@@ -100,7 +100,7 @@ function patchTaskInfo(prototype: Record<PropertyKey, unknown>): void {
         if (outgoing !== undefined) {
           this[PRODUCER] = undefined;
           if (typeof this.filename === 'string') setSendDestination(outgoing, this.filename);
-          armed = { taskId: this.taskId, value: { secret: CHANNEL_SECRET, carrier: outgoing.carrier, id: outgoing.id } };
+          armed = { taskId: this.taskId, value: envelopeHeader(CHANNEL_SECRET, outgoing.carrier, outgoing.id) };
           endSend(outgoing);
         } else {
           armed = undefined;

@@ -117,9 +117,12 @@ export function makeEnvelope(header: string, value: unknown): Envelope {
 
 /** True for an {@link Envelope} of the channel with `secret` (a structured clone of one). Cheap for every other value. */
 export function isEnvelope(data: unknown, secret: string): data is Envelope {
-  if (typeof data !== 'object' || data === null) return false;
-  const header = (data as Record<string, unknown>)[ENVELOPE_KEY];
-  return typeof header === 'string' && header.startsWith(secret) && header.length > secret.length;
+  return typeof data === 'object' && data !== null && isHeaderOf((data as Record<string, unknown>)[ENVELOPE_KEY], secret);
+}
+
+/** True for an {@link envelopeHeader} (or {@link PoolTaskCarrier}) of the channel with `secret`. */
+export function isHeaderOf(header: unknown, secret: string): header is string {
+  return typeof header === 'string' && header.length > secret.length && header.startsWith(secret);
 }
 
 /** The `messaging.message.id` of an envelope's header (checked by {@link isEnvelope}). */
@@ -181,13 +184,11 @@ export function isInternalIpcMessage(message: unknown): boolean {
 /** The field added to a pool's internal task message (`{ task, taskId, filename, name }`). */
 export const POOL_CARRIER_KEY = '@tracehook/task';
 
-/** Value of {@link POOL_CARRIER_KEY}. */
-export interface PoolTaskCarrier {
-  /** The {@link CHANNEL_SECRET} of the thread that started the pool's worker. */
-  secret: string;
-  carrier: MessageCarrier;
-  id: string;
-}
+/**
+ * Value of {@link POOL_CARRIER_KEY}: one string, as an envelope's ({@link envelopeHeader}), holding the
+ * {@link CHANNEL_SECRET} of the thread that started the pool's worker, the message id and the carrier.
+ */
+export type PoolTaskCarrier = string;
 
 /** The pools whose task protocol (piscina's, which tinypool forked) is understood. */
 export type PoolName = 'piscina' | 'tinypool';

@@ -4,7 +4,7 @@
 // from a structured clone of it; ids of a lone traceparent are checked once, there.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ENVELOPE_KEY, envelopeCarrier, envelopeHeader, envelopeId, isEnvelope, makeEnvelope, parseValidTraceparent } from '../../dist/workers/protocol.js';
+import { ENVELOPE_KEY, envelopeCarrier, envelopeHeader, envelopeId, isEnvelope, isHeaderOf, makeEnvelope, parseValidTraceparent } from '../../dist/workers/protocol.js';
 
 const SECRET = '0123456789abcdef0123456789abcdef';
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -48,4 +48,12 @@ test('parseValidTraceparent: one check of the ids (lowercase hex, not all zero) 
   assert.equal(parseValidTraceparent(`00-4bf92f3577b34da6a3ce929d0e0e4736-${'0'.repeat(16)}-01`), undefined);
   assert.equal(parseValidTraceparent(TRACEPARENT.replace(/-01$/, '-02')), undefined);
   assert.equal(parseValidTraceparent(TRACEPARENT.replace('00f0', '00g0')), undefined);
+});
+
+test("a pool task's carrier is one string of the same form, read by the same functions", () => {
+  const carried = structuredClone({ taskId: 1, task: 'x', '@tracehook/task': envelopeHeader(SECRET, TRACEPARENT, '5-0-9') })['@tracehook/task'];
+  assert.ok(isHeaderOf(carried, SECRET));
+  assert.equal(isHeaderOf({ secret: SECRET, carrier: TRACEPARENT, id: '5-0-9' }, SECRET), false, 'an object shaped like the old carrier');
+  assert.equal(envelopeCarrier(carried, SECRET), TRACEPARENT);
+  assert.equal(envelopeId(carried, SECRET), '5-0-9');
 });
