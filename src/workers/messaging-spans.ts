@@ -14,7 +14,7 @@ import { nextMessageId, parseValidTraceparent, toTraceparent } from './protocol.
 
 // The API's bindings, read once: in the bundle each module export is a getter, and this is the
 // per-message path.
-const { context, propagation, trace, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanKind } = api;
+const { context, propagation, trace, INVALID_SPAN_CONTEXT, ProxyTracer, ROOT_CONTEXT, SpanKind } = api;
 const isSpanContextValid = api.isSpanContextValid;
 
 /** `messaging.system` of each crossing (ours: the semantic conventions name none of these). */
@@ -56,10 +56,14 @@ export function setCompactCarrier(enabled: boolean): void {
 let tracerOf: TracerProvider | undefined;
 let tracer: Tracer | undefined;
 
-/** The API tracer, looked up again only when the global TracerProvider changed. */
+/**
+ * The API tracer, looked up again only when the global TracerProvider changed, or while it is the API's
+ * stand-in (`ProxyTracer`, before a provider is registered): the registered provider's own tracer (a
+ * {@link LeanTracer}) is what allows recording messaging spans after the post.
+ */
 function messagingTracer(): Tracer {
   const provider = trace.getTracerProvider();
-  if (provider !== tracerOf || tracer === undefined) {
+  if (provider !== tracerOf || tracer === undefined || tracer instanceof ProxyTracer) {
     tracer = getApiTracer();
     tracerOf = provider;
   }
