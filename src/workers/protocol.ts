@@ -49,15 +49,26 @@ export function parseTraceparent(value: string): { traceId: string; spanId: stri
   return { traceId: value.slice(3, 35), spanId: value.slice(36, 52), traceFlags: flags === '01' ? 1 : 0, isRemote: true };
 }
 
-/** Lowercase hex ids, neither all zero: W3C Trace Context's rule, checked once per carrier (one expression). */
-const VALID_IDS = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-0[01]$/;
-
 /**
  * {@link parseTraceparent} with the ids checked too (W3C Trace Context: lowercase hex, not all zero),
  * so the caller needs no `isSpanContextValid`: undefined for any `traceparent` whose context is invalid.
+ * One pass over the characters, on the per-message path (cheaper there than a regular expression).
  */
 export function parseValidTraceparent(value: string): { traceId: string; spanId: string; traceFlags: number; isRemote: true } | undefined {
-  return VALID_IDS.test(value) ? parseTraceparent(value) : undefined;
+  if (value.length !== 55 || !isNonZeroHex(value, 3, 35) || !isNonZeroHex(value, 36, 52)) return undefined;
+  return parseTraceparent(value);
+}
+
+/** `value[from..to)` is lowercase hex, not all zero. */
+function isNonZeroHex(value: string, from: number, to: number): boolean {
+  let nonZero = false;
+  for (let i = from; i < to; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x30) continue;
+    if (!((c > 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+    nonZero = true;
+  }
+  return nonZero;
 }
 
 /** Version of the formats below; a receiver ignores what it does not know. */
@@ -112,7 +123,8 @@ export function envelopeHeader(secret: string, carrier: MessageCarrier, id: stri
 }
 
 export function makeEnvelope(header: string, value: unknown): Envelope {
-  return { [ENVELOPE_KEY]: header, value };
+  // A literal key (not `[ENVELOPE_KEY]`): V8 then builds the object from one boilerplate shape.
+  return { '@tracehook/envelope': header, value };
 }
 
 /** True for an {@link Envelope} of the channel with `secret` (a structured clone of one). Cheap for every other value. */
