@@ -24,7 +24,10 @@ test('start times: ns resolution, non-decreasing in a tight loop, near Date.now(
     if (tight[i] - tight[i - 1] < 1_000_000n && tight[i] !== tight[i - 1]) subMs++;
   }
   assert.ok(subMs > 0, 'some consecutive start times differ by less than 1 ms (not whole milliseconds)');
-  assert.ok(tight.some((ns) => ns % 1_000_000n !== 0n), 'start times are not whole milliseconds');
+  assert.ok(
+    tight.some((ns) => ns % 1_000_000n !== 0n),
+    'start times are not whole milliseconds',
+  );
   // Within a few ms of the wall clock around the loop (the anchor is Date.now(), to its millisecond).
   assert.ok(tight[0] >= BigInt(before - 2) * 1_000_000n, `${tight[0]} is before ${before}`);
   assert.ok(tight[SPANS - 1] <= BigInt(after + 3) * 1_000_000n, `${tight[SPANS - 1]} is after ${after}`);

@@ -122,7 +122,17 @@ export class LeanTracer implements Tracer {
    * @param startTime default now
    * @param endCertain the caller ends the span before returning (it is not tracked as open, see OpenSpanProcessor)
    */
-  recordSpan(name: string, kind: SpanKind, attributes: Attributes, count: number, context: Context, parent: SpanContext | undefined, spanId: string, startTime: HrTime | undefined, endCertain: boolean): LeanSpan {
+  recordSpan(
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    count: number,
+    context: Context,
+    parent: SpanContext | undefined,
+    spanId: string,
+    startTime: HrTime | undefined,
+    endCertain: boolean,
+  ): LeanSpan {
     const spanContext: SpanContext = { traceId: parent?.traceId ?? this.ids.generateTraceId(), spanId, traceFlags: TraceFlags.SAMPLED, traceState: parent?.traceState };
     return new LeanSpan(this.state, context, spanContext, name, kind, parent, attributes, count, undefined, startTime, endCertain);
   }

@@ -244,7 +244,17 @@ export type Dispatch = (this: unknown, a: unknown, b: unknown) => unknown;
  * closure per message, in the CONSUMER span's context (entered in the context manager's
  * AsyncLocalStorage directly, as `context.with` would, without its rest arguments).
  */
-export function callProcess(system: MessagingSystem, destination: string | undefined, operation: string, carrier: MessageCarrier | undefined, id: string | undefined, fn: Dispatch, thisArg: unknown, a: unknown, b: unknown): unknown {
+export function callProcess(
+  system: MessagingSystem,
+  destination: string | undefined,
+  operation: string,
+  carrier: MessageCarrier | undefined,
+  id: string | undefined,
+  fn: Dispatch,
+  thisArg: unknown,
+  a: unknown,
+  b: unknown,
+): unknown {
   const incoming = startProcess(system, destination, operation, carrier, id);
   const previous = current;
   current = incoming.span;
