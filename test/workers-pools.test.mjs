@@ -87,3 +87,26 @@ test('TRACEHOOK_MESSAGING_SPANS=false: no PRODUCER/CONSUMER spans, each task spa
     assert.equal(task.traceId, caller.traceId);
   }
 });
+
+// Issue 30: a task's PRODUCER span was started at run() and kept, open, until the pool handed the task to a worker:
+// a task queued for long kept a span alive (promoted to the old generation, GC pauses doubled). Now only its ids,
+// carrier and start time wait with the task; the span is recorded, ended, at the hand-over.
+test('piscina: tasks queued behind a busy worker hold no open PRODUCER span; each is recorded at its hand-over, from its run() on', async (t) => {
+  const dir = spansDir(t);
+  const tasks = 50;
+  const app = await run('workers/piscina-queued.cjs', { args: [String(tasks)], env: { TRACEHOOK_SPANS_DIR: dir } });
+  assert.equal(app.code, 0, app.stderr);
+  assert.match(app.stdout, /^open 1\ndone 50\n$/, 'only the caller span is open while 50 tasks wait');
+  const idx = indexSpans(await readSpans(dir));
+  const caller = idx.one('caller');
+  const producers = idx.named('piscina send');
+  assert.equal(producers.length, tasks);
+  for (const producer of producers) {
+    assert.equal(producer.parentSpanId, caller.spanId);
+    assert.match(producer.attributes['messaging.destination.name'], /pool-task\.cjs$/);
+    assert.ok(producer.startTimeUnixNano >= caller.startTimeUnixNano && producer.endTimeUnixNano >= producer.startTimeUnixNano);
+    const consumer = idx.named('piscina process').find((c) => c.parentSpanId === producer.spanId);
+    assert.ok(consumer, 'its CONSUMER span is its child');
+    assert.ok(consumer.startTimeUnixNano >= producer.startTimeUnixNano);
+  }
+});

@@ -60,8 +60,9 @@ export class OpenSpanProcessor implements SpanProcessor {
     listenOnce();
   }
 
-  /** Tracks `span`, unless {@link MAX_TRACKED_OPEN_SPANS} are already tracked. */
+  /** Tracks `span`, unless {@link MAX_TRACKED_OPEN_SPANS} are already tracked or its end is certain (`LeanSpan#_endCertain`). */
   onStart(span: Span): void {
+    if ((span as { _endCertain?: boolean })._endCertain === true) return;
     const open = openSpans();
     if (open.spans.size < MAX_TRACKED_OPEN_SPANS) open.spans.add(span);
     else open.untracked++;

@@ -1,10 +1,10 @@
 import type { Attributes, AttributeValue, Context, Exception, HrTime, Link, SpanContext, SpanKind, SpanStatus, TimeInput } from '@opentelemetry/api';
 import { diag, SpanStatusCode } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
-import { addHrTimes, hrTime, isAttributeValue, isTimeInput, isTimeInputHrTime, millisToHrTime, sanitizeAttributes } from '@opentelemetry/core';
+import { hrTime, isAttributeValue, isTimeInput, isTimeInputHrTime, millisToHrTime, sanitizeAttributes } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, Span, SpanLimits, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-base';
-import { monotonicMs } from './monotonic-clock.js';
+import { epochAnchor, epochHrTime, monotonicMs, monotonicNow, toMonotonicMs } from './monotonic-clock.js';
 
 /** What every span of one tracer shares; made once per tracer, so a span holds one reference. */
 export interface LeanTracerState {
@@ -30,8 +30,9 @@ const NO_DURATION: HrTime = Object.freeze([-1, -1]) as unknown as HrTime;
  * truncation, dropped counts, the `diag` messages for use after end, the order of the span
  * processors' `onStart` / `onEnding` / `onEnd`. It saves the per-span work that changes nothing:
  * attributes its tracer has already validated are taken as they are (one object, not a copy per
- * step), start and end times are computed as numbers and stored once as `HrTime`, and no
- * per-span metric attribute objects or closures are made (the SDK records `otel.sdk.span.*` on a
+ * step), start and end times are read once from the process's anchored monotonic clock
+ * (`epochHrTime`: ns resolution, never backwards; the SDK's are `Date.now()` to the millisecond), and
+ * no per-span metric attribute objects or closures are made (the SDK records `otel.sdk.span.*` on a
  * no-op meter unless a MeterProvider is given, and tracehook gives none).
  * Values from user code (`setAttribute`, `addEvent`, links) are validated as the specification
  * requires: invalid keys and values are dropped with a `diag` warning.
@@ -57,17 +58,21 @@ export class LeanSpan implements Span, ReadableSpan {
   private _droppedAttributesCount = 0;
   private _droppedEventsCount = 0;
   private _droppedLinksCount = 0;
-  /** {@link monotonicMs} at start: the end time is the start time plus the monotonic duration. */
+  /** {@link monotonicMs} at start: converts `performance.now()`-based time inputs to epoch time. */
   private readonly _monotonicStart: number;
-  /** `Date.now()` at start, ms: converts `performance.now()`-based time inputs to epoch time. */
-  private readonly _epochAtStart: number;
-  private readonly _startTimeProvided: boolean;
+  /**
+   * The code that started this span ends it before returning (tracehook's PRODUCER span of a
+   * `postMessage`, recorded after the post): nothing can leave it open, so OpenSpanProcessor does
+   * not track it.
+   */
+  readonly _endCertain: boolean;
 
   /**
    * Starts the span and calls the span processors' `onStart`.
    * @param attributes validated attributes (no null values, arrays already copies), owned by the span from here on
    * @param attributeCount the number of keys of `attributes`
    * @param links links as given; validated here
+   * @param endCertain see {@link _endCertain}
    */
   constructor(
     state: LeanTracerState,
@@ -80,18 +85,19 @@ export class LeanSpan implements Span, ReadableSpan {
     attributeCount: number,
     links: Link[] | undefined,
     startTime: TimeInput | undefined,
+    endCertain = false,
   ) {
-    const now = Date.now();
+    const now = monotonicNow();
     this._state = state;
     this._spanContext = spanContext;
-    this._monotonicStart = monotonicMs();
-    this._epochAtStart = now;
-    this._startTimeProvided = startTime != null;
+    this._monotonicStart = toMonotonicMs(now);
+    this._endCertain = endCertain;
     this.name = name;
     this.kind = kind;
     this.parentSpanContext = parentSpanContext;
     if (links !== undefined) for (const link of links) this.addLink(link);
-    this.startTime = startTime == null ? millisToHrTime(now) : this._getTime(startTime);
+    // The process's monotonic clock on one epoch anchor: ns resolution, never before an earlier span's start.
+    this.startTime = startTime == null ? epochHrTime(now) : this._getTime(startTime);
     this.resource = state.resource;
     this.instrumentationScope = state.scope;
     if (attributeCount <= state.countLimit && state.valueLengthLimit === Infinity) {
@@ -207,20 +213,8 @@ export class LeanSpan implements Span, ReadableSpan {
       diag.error(`${this.name} ${this._spanContext.traceId}-${this._spanContext.spanId} - You can only call end() on a span once.`);
       return;
     }
-    let end: HrTime;
-    if (endTime === undefined && !this._startTimeProvided) {
-      // The usual case, without the SDK's intermediate arrays: start + monotonic duration.
-      const ms = monotonicMs() - this._monotonicStart;
-      let seconds = this.startTime[0] + Math.trunc(ms / 1000);
-      let nanos = this.startTime[1] + Math.round((ms % 1000) * 1e6);
-      if (nanos >= 1e9) {
-        nanos -= 1e9;
-        seconds += 1;
-      }
-      end = [seconds, nanos];
-    } else {
-      end = this._getTime(endTime);
-    }
+    // The usual case reads the clock of the start time: the duration is the monotonic one.
+    let end = endTime === undefined ? epochHrTime() : this._getTime(endTime);
     let seconds = end[0] - this.startTime[0];
     let nanos = end[1] - this.startTime[1];
     if (nanos < 0) {
@@ -356,15 +350,16 @@ export class LeanSpan implements Span, ReadableSpan {
     if (typeof input === 'number') {
       const perfNow = performance.now();
       if (input <= perfNow) {
-        // A performance.now() timestamp: moved to epoch time with this span's offset.
+        // A performance.now() timestamp: moved to this process's epoch clock with this span's offset.
         const perfStart = perfNow - (monotonicMs() - this._monotonicStart);
-        return hrTime(input + (this._epochAtStart - (perfStart + performance.timeOrigin)));
+        const anchor = epochAnchor();
+        const epochAtStart = this._monotonicStart + anchor[0] * 1e3 + anchor[1] / 1e6;
+        return hrTime(input + (epochAtStart - (perfStart + performance.timeOrigin)));
       }
       return millisToHrTime(input);
     }
     if (input instanceof Date) return millisToHrTime(input.getTime());
     if (isTimeInputHrTime(input)) return input as HrTime;
-    if (this._startTimeProvided) return millisToHrTime(Date.now());
-    return addHrTimes(this.startTime, millisToHrTime(monotonicMs() - this._monotonicStart));
+    return epochHrTime();
   }
 }

@@ -1,4 +1,4 @@
-import type { Attributes, Context, Link, Span as ApiSpan, SpanContext, SpanOptions, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, HrTime, Link, Span as ApiSpan, SpanContext, SpanOptions, Tracer } from '@opentelemetry/api';
 import { context as apiContext, diag, INVALID_SPAN_CONTEXT, SamplingDecision, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import { isAttributeValue, isTracingSuppressed, sanitizeAttributes } from '@opentelemetry/core';
@@ -94,6 +94,47 @@ export class LeanTracer implements Tracer {
       count = validateInto(merged, attributes);
     }
     return new LeanSpan(this.state, context, spanContext, name, kind, validParent, attributes, count, links, options.startTime);
+  }
+
+  /**
+   * Whether {@link recordSpan} may be used: the sampler is the default parent-based always-on, so a
+   * span's sampling follows its parent's flag and can be known before the span is made.
+   */
+  get decidesByParent(): boolean {
+    return this.parentBasedAlwaysOn;
+  }
+
+  /** A new span id (16 lowercase hex chars, valid), for a span {@link recordSpan} makes later. */
+  newSpanId(): string {
+    return this.ids.generateSpanId();
+  }
+
+  /**
+   * Makes a span of tracehook's own (a messaging span) whose ids were decided beforehand: the carrier
+   * naming it is built, and the message posted, before the span is recorded. Only with
+   * {@link decidesByParent}, and for a caller that has already checked the parent (a tracer's span,
+   * or a `traceparent` it validated) and that sampling is on (the parent is sampled).
+   * @param attributes valid attributes (non-empty keys, primitive values), handed over: the span keeps this object
+   * @param count the number of keys of `attributes`
+   * @param context the parent context the span processors' `onStart` see
+   * @param parent the parent's span context, valid and sampled; undefined for a root span
+   * @param spanId from {@link newSpanId}
+   * @param startTime default now
+   * @param endCertain the caller ends the span before returning (it is not tracked as open, see OpenSpanProcessor)
+   */
+  recordSpan(
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    count: number,
+    context: Context,
+    parent: SpanContext | undefined,
+    spanId: string,
+    startTime: HrTime | undefined,
+    endCertain: boolean,
+  ): LeanSpan {
+    const spanContext: SpanContext = { traceId: parent?.traceId ?? this.ids.generateTraceId(), spanId, traceFlags: TraceFlags.SAMPLED, traceState: parent?.traceState };
+    return new LeanSpan(this.state, context, spanContext, name, kind, parent, attributes, count, undefined, startTime, endCertain);
   }
 
   startActiveSpan<F extends (span: ApiSpan) => unknown>(name: string, fn: F): ReturnType<F>;

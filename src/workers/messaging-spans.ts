@@ -1,27 +1,33 @@
 import * as api from '@opentelemetry/api';
 import type { Attributes, Context, Span, SpanContext, Tracer, TracerProvider } from '@opentelemetry/api';
+import { isTracingSuppressed } from '@opentelemetry/core';
+import type { ContextStorage, EnteringContextManager } from '../compat/otel-context.js';
+import { asyncLocalStorageOf, contextManagerOf } from '../compat/otel-context.js';
 import { endSpan, markSpanError } from '../context/span-error.js';
 import { getApiTracer } from '../context/tracer.js';
+import { LeanSpan } from '../provider/lean-span.js';
+import { LeanTracer } from '../provider/lean-tracer.js';
+import { epochHrTime, monotonicNow } from '../provider/monotonic-clock.js';
 import { contextFromCarrier, injectToCarrier } from '../propagation/carrier-record.js';
 import type { MessageCarrier } from './protocol.js';
-import { nextMessageId, parseTraceparent, toTraceparent } from './protocol.js';
-import { threadId } from './thread.js';
+import { nextMessageId, parseValidTraceparent, toTraceparent } from './protocol.js';
 
 // The API's bindings, read once: in the bundle each module export is a getter, and this is the
 // per-message path.
-const { context, propagation, trace, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanKind } = api;
+const { context, propagation, trace, INVALID_SPAN_CONTEXT, ProxyTracer, ROOT_CONTEXT, SpanKind } = api;
 const isSpanContextValid = api.isSpanContextValid;
 
 /** `messaging.system` of each crossing (ours: the semantic conventions name none of these). */
 export type MessagingSystem = 'worker_threads' | 'child_process' | 'cluster' | 'piscina' | 'tinypool';
 
-/** The first word of the span names: `worker send`, `worker process`, `piscina send`, … */
-const LABELS: Record<MessagingSystem, string> = {
-  worker_threads: 'worker',
-  child_process: 'child_process',
-  cluster: 'cluster',
-  piscina: 'piscina',
-  tinypool: 'tinypool',
+/** The span names, `<label> send` and `<label> process` (`worker send`, `piscina process`, …), made once. */
+const SEND_NAMES: Record<MessagingSystem, string> = { worker_threads: 'worker send', child_process: 'child_process send', cluster: 'cluster send', piscina: 'piscina send', tinypool: 'tinypool send' };
+const PROCESS_NAMES: Record<MessagingSystem, string> = {
+  worker_threads: 'worker process',
+  child_process: 'child_process process',
+  cluster: 'cluster process',
+  piscina: 'piscina process',
+  tinypool: 'tinypool process',
 };
 
 let spansEnabled = true;
@@ -50,10 +56,14 @@ export function setCompactCarrier(enabled: boolean): void {
 let tracerOf: TracerProvider | undefined;
 let tracer: Tracer | undefined;
 
-/** The API tracer, looked up again only when the global TracerProvider changed. */
+/**
+ * The API tracer, looked up again only when the global TracerProvider changed, or while it is the API's
+ * stand-in (`ProxyTracer`, before a provider is registered): the registered provider's own tracer (a
+ * {@link LeanTracer}) is what allows recording messaging spans after the post.
+ */
 function messagingTracer(): Tracer {
   const provider = trace.getTracerProvider();
-  if (provider !== tracerOf || tracer === undefined) {
+  if (provider !== tracerOf || tracer === undefined || tracer instanceof ProxyTracer) {
     tracer = getApiTracer();
     tracerOf = provider;
   }
@@ -66,64 +76,124 @@ function carrierOf(spanContext: SpanContext, ctx: Context, span?: Span): Message
   return injectToCarrier(span === undefined ? ctx : trace.setSpan(ctx, span));
 }
 
-/** The sending half of one message or task. */
-export interface Outgoing {
-  /** The PRODUCER span (the sender's own, non-recording, without messaging spans); the caller ends it once the message is handed over. */
-  span: Span;
-  /** Propagation fields of the PRODUCER span's context (or its lone `traceparent`, see {@link setCompactCarrier}). */
-  carrier: MessageCarrier;
-  /** `messaging.message.id`. */
-  id: string;
+/**
+ * The sending half of one message or task, made before the post: its carrier, and either the PRODUCER span
+ * already started (any tracer) or what {@link endSend} records it from after the post (tracehook's lean
+ * tracer with its default sampler: the span's ids and start time, decided here).
+ */
+export class Outgoing {
+  constructor(
+    /** Propagation fields of the PRODUCER span's context (or its lone `traceparent`, see {@link setCompactCarrier}). */
+    readonly carrier: MessageCarrier,
+    /** `messaging.message.id`. */
+    readonly id: string,
+    /** The started PRODUCER span, if any; the caller ends it with {@link endSend} once the message is handed over. */
+    readonly span: Span | undefined,
+    readonly system: MessagingSystem,
+    /** `messaging.destination.name`; a pool sets it at the hand-over ({@link setSendDestination}). */
+    public destination: string | undefined,
+    readonly operation: string,
+    /** Set when {@link endSend} records the span: the tracer, the parent context and span context, the span id and start. */
+    readonly tracer: LeanTracer | undefined,
+    readonly context: Context | undefined,
+    readonly parent: SpanContext | undefined,
+    readonly spanId: string | undefined,
+    readonly start: [number, number] | undefined,
+  ) {}
 }
 
-const pid = process.pid;
-
+/**
+ * The attributes of a messaging span, as one new object the span keeps (no copy): the values are
+ * tracehook's own strings, valid by construction. `process.pid` and `thread.id` are the resource's
+ * (and the RuntimeContextSpanProcessor's, which sets them on every span), not repeated here.
+ */
 function attributes(system: MessagingSystem, type: 'send' | 'process', operation: string, destination: string | undefined, id: string | undefined): Attributes {
-  const attrs: Attributes = {
-    'messaging.system': system,
-    'messaging.operation.type': type,
-    'messaging.operation.name': operation,
-    'process.pid': pid,
-    'thread.id': threadId,
-  };
+  const attrs: Attributes = { 'messaging.system': system, 'messaging.operation.type': type, 'messaging.operation.name': operation };
   if (destination !== undefined) attrs['messaging.destination.name'] = destination;
   if (id !== undefined) attrs['messaging.message.id'] = id;
   return attrs;
 }
 
+function attributeCount(destination: string | undefined, id: string | undefined): number {
+  return 3 + (destination === undefined ? 0 : 1) + (id === undefined ? 0 : 1);
+}
+
+/** The lean tracer, when the messaging spans may be recorded by it with ids decided beforehand (its default sampler). */
+function leanTracer(): LeanTracer | undefined {
+  const t = messagingTracer();
+  return t instanceof LeanTracer && t.decidesByParent ? t : undefined;
+}
+
 /**
- * Starts the PRODUCER span `<label> send` of a message sent from the active context, as a child of
- * the active span, and the carrier that makes the receiver's CONSUMER span its child.
+ * Prepares a message sent from the active context: its carrier, made before the post, and its PRODUCER
+ * span `<label> send`, child of the active span (recorded by {@link endSend} after the post where the lean
+ * tracer allows, else started here). A tracer's span as the parent is taken as valid; any other is checked.
  * @returns undefined, having done nothing else, when no span is active: such a message carries no
  *   context and costs one context lookup. Never throws.
  */
 export function startSend(system: MessagingSystem, destination: string | undefined, operation: string): Outgoing | undefined {
   try {
     const active = context.active();
-    const parent = trace.getSpanContext(active);
-    if (parent === undefined || !isSpanContextValid(parent)) return undefined;
+    const parentSpan = trace.getSpan(active);
+    if (parentSpan === undefined) return undefined;
+    const parent = parentSpan.spanContext();
+    if (!(parentSpan instanceof LeanSpan) && !isSpanContextValid(parent)) return undefined;
     const id = nextMessageId();
     if (!spansEnabled) {
       const carrier = carrierOf(parent, active);
-      return carrier === undefined ? undefined : { span: trace.wrapSpanContext(parent), carrier, id };
+      return carrier === undefined ? undefined : new Outgoing(carrier, id, undefined, system, destination, operation, undefined, undefined, undefined, undefined, undefined);
     }
-    const span = messagingTracer().startSpan(`${LABELS[system]} send`, { kind: SpanKind.PRODUCER, attributes: attributes(system, 'send', operation, destination, id) }, active);
+    const lean = leanTracer();
+    if (lean !== undefined && compactCarrier && parent.traceState === undefined && propagation.getBaggage(active) === undefined && !isTracingSuppressed(active)) {
+      const start = monotonicNow();
+      const spanId = lean.newSpanId();
+      const sampled = (parent.traceFlags & 1) === 1;
+      const carrier = '00-' + parent.traceId + '-' + spanId + (sampled ? '-01' : '-00');
+      return sampled
+        ? new Outgoing(carrier, id, undefined, system, destination, operation, lean, active, parent, spanId, start)
+        : new Outgoing(carrier, id, undefined, system, destination, operation, undefined, undefined, undefined, undefined, undefined);
+    }
+    const span = messagingTracer().startSpan(SEND_NAMES[system], { kind: SpanKind.PRODUCER, attributes: attributes(system, 'send', operation, destination, id) }, active);
     const carrier = carrierOf(span.spanContext(), active, span);
     if (carrier === undefined) {
       endSpan(span);
       return undefined;
     }
-    return { span, carrier, id };
+    return new Outgoing(carrier, id, span, system, destination, operation, undefined, undefined, undefined, undefined, undefined);
   } catch {
     return undefined;
   }
 }
 
-/** Ends a PRODUCER span, ERROR when the send threw `err`. Never throws. */
+/** Sets `messaging.destination.name` of a message's PRODUCER span, known only at the hand-over (a pool's task file). Never throws. */
+export function setSendDestination(outgoing: Outgoing, destination: string): void {
+  outgoing.destination = destination;
+  try {
+    outgoing.span?.setAttribute('messaging.destination.name', destination);
+  } catch {
+    // an attribute is not worth failing the hand-over
+  }
+}
+
+/** Ends (or records, started when {@link startSend} ran) a message's PRODUCER span, ERROR when the send threw `err`. Never throws. */
 export function endSend(outgoing: Outgoing, err?: unknown): void {
-  if (!outgoing.span.isRecording()) return;
-  if (err !== undefined) markSpanError(outgoing.span, err);
-  endSpan(outgoing.span);
+  let span = outgoing.span;
+  if (span === undefined) {
+    const tracer = outgoing.tracer;
+    if (tracer === undefined) return;
+    try {
+      const { system, operation, destination, id } = outgoing;
+      const attrs = attributes(system, 'send', operation, destination, id);
+      // Started and ended here, by this thread: never open, so never tracked as open.
+      span = tracer.recordSpan(SEND_NAMES[system], SpanKind.PRODUCER, attrs, attributeCount(destination, id), outgoing.context!, outgoing.parent, outgoing.spanId!, epochHrTime(outgoing.start), true);
+    } catch {
+      return;
+    }
+  } else if (!span.isRecording()) {
+    return;
+  }
+  if (err !== undefined) markSpanError(span, err);
+  endSpan(span);
 }
 
 /** A started CONSUMER span and the context the handler runs in. */
@@ -139,19 +209,20 @@ export interface Incoming {
  */
 export function startProcess(system: MessagingSystem, destination: string | undefined, operation: string, carrier: MessageCarrier | undefined, id: string | undefined): Incoming {
   try {
-    const parent = typeof carrier === 'string' ? contextOfTraceparent(carrier) : contextFromCarrier(carrier, ROOT_CONTEXT);
+    // A lone traceparent is checked once, here: the span made from it needs no other check.
+    const remote = typeof carrier === 'string' ? parseValidTraceparent(carrier) : undefined;
+    const parent = remote !== undefined ? trace.setSpanContext(ROOT_CONTEXT, remote) : typeof carrier === 'string' ? ROOT_CONTEXT : contextFromCarrier(carrier, ROOT_CONTEXT);
     if (!spansEnabled) return { span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), context: parent };
-    const span = messagingTracer().startSpan(`${LABELS[system]} process`, { kind: SpanKind.CONSUMER, attributes: attributes(system, 'process', operation, destination, id) }, parent);
+    const attrs = attributes(system, 'process', operation, destination, id);
+    const lean = remote !== undefined && (remote.traceFlags & 1) === 1 ? leanTracer() : undefined;
+    const span =
+      lean !== undefined && !isTracingSuppressed(parent)
+        ? lean.recordSpan(PROCESS_NAMES[system], SpanKind.CONSUMER, attrs, attributeCount(destination, id), parent, remote, lean.newSpanId(), undefined, false)
+        : messagingTracer().startSpan(PROCESS_NAMES[system], { kind: SpanKind.CONSUMER, attributes: attrs }, parent);
     return { span, context: trace.setSpan(parent, span) };
   } catch {
     return { span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), context: ROOT_CONTEXT };
   }
-}
-
-/** The context a compact carrier describes, on ROOT_CONTEXT (ROOT_CONTEXT itself when it is not a valid `traceparent`). */
-function contextOfTraceparent(traceparent: string): Context {
-  const spanContext = parseTraceparent(traceparent);
-  return spanContext !== undefined && isSpanContextValid(spanContext) ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
 }
 
 /** The CONSUMER span whose handlers are running (for handlers whose errors Node catches). */
@@ -162,17 +233,60 @@ let current: Span | undefined;
  * returns. A throw marks the span ERROR and propagates unchanged.
  */
 export function runProcess<T>(system: MessagingSystem, destination: string | undefined, operation: string, carrier: MessageCarrier | undefined, id: string | undefined, handler: () => T): T {
+  return callProcess(system, destination, operation, carrier, id, handler, undefined, undefined, undefined) as T;
+}
+
+/** A dispatch function called with up to two arguments (`emit(event, value)`, a port's dispatch of `value`). */
+export type Dispatch = (this: unknown, a: unknown, b: unknown) => unknown;
+
+/**
+ * {@link runProcess} for a message's dispatch: calls `fn` on `thisArg` with `a` and `b`, without a
+ * closure per message, in the CONSUMER span's context (entered in the context manager's
+ * AsyncLocalStorage directly, as `context.with` would, without its rest arguments).
+ */
+export function callProcess(
+  system: MessagingSystem,
+  destination: string | undefined,
+  operation: string,
+  carrier: MessageCarrier | undefined,
+  id: string | undefined,
+  fn: Dispatch,
+  thisArg: unknown,
+  a: unknown,
+  b: unknown,
+): unknown {
   const incoming = startProcess(system, destination, operation, carrier, id);
   const previous = current;
   current = incoming.span;
   try {
-    return context.with(incoming.context, handler);
+    return callInContext(incoming.context, fn, thisArg, a, b);
   } catch (err) {
     markSpanError(incoming.span, err);
     throw err;
   } finally {
     current = previous;
     endSpan(incoming.span);
+  }
+}
+
+let storageOf: EnteringContextManager | undefined;
+let storage: ContextStorage | undefined;
+
+/** `fn.call(thisArg, a, b)` with `ctx` active: AsyncLocalStorage's `enterWith` and back, as TracehookContextManager#with does. */
+export function callInContext(ctx: Context, fn: Dispatch, thisArg: unknown, a: unknown, b: unknown): unknown {
+  const manager = contextManagerOf(context);
+  if (manager !== storageOf) {
+    storageOf = manager;
+    storage = asyncLocalStorageOf(manager);
+  }
+  const als = storage;
+  if (als === undefined) return context.with(ctx, fn, thisArg, a, b);
+  const before = als.getStore();
+  als.enterWith(ctx);
+  try {
+    return fn.call(thisArg, a, b);
+  } finally {
+    als.enterWith(before as Context);
   }
 }
 
@@ -191,4 +305,10 @@ export function markProcessError(err: unknown): void {
 export function runFresh<T>(handler: () => T): T {
   if (context.active() === ROOT_CONTEXT) return handler();
   return context.with(ROOT_CONTEXT, handler);
+}
+
+/** {@link runFresh} for a message's dispatch: `fn.call(thisArg, a, b)`, without a closure per message. */
+export function callFresh(fn: Dispatch, thisArg: unknown, a: unknown, b: unknown): unknown {
+  if (context.active() === ROOT_CONTEXT) return fn.call(thisArg, a, b);
+  return callInContext(ROOT_CONTEXT, fn, thisArg, a, b);
 }

@@ -1,8 +1,7 @@
-import { endSpan, markSpanError } from '../context/span-error.js';
 import type { Outgoing } from './messaging-spans.js';
-import { startSend } from './messaging-spans.js';
+import { endSend, setSendDestination, startSend } from './messaging-spans.js';
 import type { PoolName, PoolTaskCarrier } from './protocol.js';
-import { CHANNEL_SECRET, POOL_CARRIER_KEY } from './protocol.js';
+import { CHANNEL_SECRET, envelopeHeader, POOL_CARRIER_KEY } from './protocol.js';
 import { isPatched, wrap } from '../patch/wrap.js';
 import { hasTaskInfoMethods, poolOfTaskType } from '../compat/pools.js';
 
@@ -13,9 +12,11 @@ import { hasTaskInfoMethods, poolOfTaskType } from '../compat/pools.js';
  * `postTask()`, which calls `taskInfo.releaseTask()` and then posts `{ task, taskId, … }` on a
  * MessagePort. So:
  * - `async_hooks.AsyncResource` becomes a subclass whose constructor, for those two types only,
- *   starts the PRODUCER span `<pool> send` (child of the caller's span) and keeps it on the task;
- * - `releaseTask()` (the hand-over) ends it and arms the carrier for the next post of that
- *   `taskId`; `done()` ends it when the task never reached a worker (aborted, pool destroyed);
+ *   prepares the PRODUCER span `<pool> send` (child of the caller's span): its ids, carrier and start
+ *   time are kept on the task, not a span (a task queued for long would keep a span alive, promoted to
+ *   the old generation: GC pauses doubled);
+ * - `releaseTask()` (the hand-over) records it, ended, and arms the carrier for the next post of that
+ *   `taskId`; `done()` records it when the task never reached a worker (aborted, pool destroyed);
  * - `MessagePort.prototype.postMessage` adds the carrier to that internal message (never to the
  *   user's task); the pool's worker ignores unknown fields.
  * A task queued behind busy workers keeps its caller's context however late it is posted.
@@ -98,13 +99,9 @@ function patchTaskInfo(prototype: Record<PropertyKey, unknown>): void {
         const outgoing = this[PRODUCER];
         if (outgoing !== undefined) {
           this[PRODUCER] = undefined;
-          try {
-            if (typeof this.filename === 'string') outgoing.span.setAttribute('messaging.destination.name', this.filename);
-          } catch {
-            // an attribute is not worth failing the hand-over
-          }
-          armed = { taskId: this.taskId, value: { secret: CHANNEL_SECRET, carrier: outgoing.carrier, id: outgoing.id } };
-          endSpan(outgoing.span);
+          if (typeof this.filename === 'string') setSendDestination(outgoing, this.filename);
+          armed = { taskId: this.taskId, value: envelopeHeader(CHANNEL_SECRET, outgoing.carrier, outgoing.id) };
+          endSend(outgoing);
         } else {
           armed = undefined;
         }
@@ -121,8 +118,7 @@ function patchTaskInfo(prototype: Record<PropertyKey, unknown>): void {
         const outgoing = this[PRODUCER];
         if (outgoing !== undefined) {
           this[PRODUCER] = undefined;
-          if (err !== null && err !== undefined) markSpanError(outgoing.span, err);
-          endSpan(outgoing.span);
+          endSend(outgoing, err === null ? undefined : err);
         }
         return (done as (...args: unknown[]) => unknown).apply(this, arguments as unknown as unknown[]);
       },

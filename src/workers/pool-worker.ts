@@ -1,9 +1,9 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { endSpan, markSpanError } from '../context/span-error.js';
-import type { Incoming } from './messaging-spans.js';
-import { startProcess } from './messaging-spans.js';
+import type { Dispatch, Incoming } from './messaging-spans.js';
+import { callInContext, startProcess } from './messaging-spans.js';
 import type { PoolName, PoolTaskMessage } from './protocol.js';
-import { CONTROL, isPoolResponse, isPoolTaskMessage, POOL_CARRIER_KEY } from './protocol.js';
+import { CONTROL, envelopeCarrier, envelopeId, isHeaderOf, isPoolResponse, isPoolTaskMessage, POOL_CARRIER_KEY } from './protocol.js';
 import { wrap } from '../patch/wrap.js';
 import { kHybridDispatch } from '../compat/node-worker-threads.js';
 import type { HybridDispatchPort } from '../compat/node-worker-threads.js';
@@ -128,7 +128,7 @@ export function onPoolStartup(_pool: PoolName, message: unknown): void {
       function dispatchTask(this: unknown, data: unknown, type: string, event: unknown) {
         if (type !== 'message' || event !== undefined || !isPoolTaskMessage(data)) return dispatch!.call(this, data, type, event);
         const incoming = begin(data);
-        return context.with(incoming?.context ?? ROOT_CONTEXT, () => dispatch!.call(this, data, type, event));
+        return callInContext(incoming?.context ?? ROOT_CONTEXT, dispatch as Dispatch, this, data, type);
       },
   );
 
@@ -148,9 +148,9 @@ export function onPoolStartup(_pool: PoolName, message: unknown): void {
 /** Starts the CONSUMER span of a task that carries a context. */
 function begin(message: PoolTaskMessage): Incoming | undefined {
   const carried = message[POOL_CARRIER_KEY];
-  if (state === undefined || carried === undefined || carried.secret !== state.secret) return undefined;
+  if (state === undefined || !isHeaderOf(carried, state.secret)) return undefined;
   const destination = typeof message.filename === 'string' ? message.filename : undefined;
-  const incoming = startProcess(state.pool, destination, 'run', carried.carrier, carried.id);
+  const incoming = startProcess(state.pool, destination, 'run', envelopeCarrier(carried, state.secret), envelopeId(carried, state.secret));
   state.running.set(message.taskId, incoming);
   return incoming;
 }

@@ -4,14 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { isDisabled, readConfig } from '../config/environment.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
+import { epochAnchor } from '../provider/monotonic-clock.js';
 import { appDirectory } from '../startup-hook/resolve-from-app.js';
 import { isPatched, wrap } from '../patch/wrap.js';
 import { injectToCarrier } from '../propagation/carrier-record.js';
-import { endSend, runFresh, runProcess, startSend } from './messaging-spans.js';
+import type { Dispatch } from './messaging-spans.js';
+import { callFresh, callProcess, endSend, startSend } from './messaging-spans.js';
 import type { PreloadKind } from './preload-flags.js';
 import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, ownPreloadFlags, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload } from './preload-flags.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
-import { CHANNEL_SECRET, CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
+import { CHANNEL_SECRET, CONTROL, ENV_DATA_KEY, ENVELOPE_KEY, envelopeCarrier, envelopeHeader, envelopeId, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
 
 /**
  * The parent side of worker_threads: `new Worker()` loads the preload in the worker (adding it to
@@ -100,7 +102,7 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
           const outgoing = startSend('worker_threads', state.destination, 'postMessage');
           if (outgoing === undefined) return super.postMessage(value, transferList);
           try {
-            super.postMessage(makeEnvelope(CHANNEL_SECRET, value, outgoing.carrier, outgoing.id), transferList);
+            super.postMessage(makeEnvelope(envelopeHeader(CHANNEL_SECRET, outgoing.carrier, outgoing.id), value), transferList);
           } catch (err) {
             endSend(outgoing, err);
             throw err;
@@ -108,15 +110,15 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
           endSend(outgoing);
         }
 
-        override emit(event: string | symbol, ...args: unknown[]): boolean {
+        override emit(event: string | symbol, data?: unknown): boolean {
           const state = (this as Traced)[STATE];
-          if (event !== 'message' || state === undefined) return super.emit(event, ...args);
-          const data = args[0];
+          const emit = Original.prototype.emit as Dispatch;
+          if (event !== 'message' || state === undefined || arguments.length !== 2) return Reflect.apply(emit, this, arguments) as boolean;
           if (isEnvelope(data, CHANNEL_SECRET)) {
-            args[0] = data.value;
-            return runProcess('worker_threads', state.destination, 'message', data.carrier, data.id, () => super.emit(event, ...args));
+            const header = data[ENVELOPE_KEY];
+            return callProcess('worker_threads', state.destination, 'message', envelopeCarrier(header, CHANNEL_SECRET), envelopeId(header, CHANNEL_SECRET), emit, this, event, data.value) as boolean;
           }
-          return runFresh(() => super.emit(event, ...args));
+          return callFresh(emit, this, event, data) as boolean;
         }
 
         override terminate(callback?: never): Promise<number> {
@@ -190,6 +192,7 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined):
       secret: CHANNEL_SECRET,
       destination,
       control,
+      epochAnchor: epochAnchor(),
       ...(carrier ? { carrier } : {}),
       ...(pool ? { pool } : {}),
       ...(app ? { appDirectory: app } : {}),

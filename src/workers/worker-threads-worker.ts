@@ -1,12 +1,14 @@
+import { adoptEpochAnchor } from '../provider/monotonic-clock.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { wrap } from '../patch/wrap.js';
 import { kHybridDispatch } from '../compat/node-worker-threads.js';
 import type { HybridDispatchPort } from '../compat/node-worker-threads.js';
 import { activeSpanProcessorOf } from '../compat/otel-sdk.js';
 import { getPreloadState } from '../state.js';
-import { endSend, markProcessError, runFresh, runProcess, startSend } from './messaging-spans.js';
+import type { Dispatch } from './messaging-spans.js';
+import { callFresh, callProcess, endSend, markProcessError, startSend } from './messaging-spans.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
-import { CONTROL, ENV_DATA_KEY, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
+import { CONTROL, ENV_DATA_KEY, ENVELOPE_KEY, envelopeCarrier, envelopeHeader, envelopeId, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
 
 /**
  * The worker side of worker_threads, installed by the preload in a worker thread before the app's
@@ -21,14 +23,16 @@ type PortLike = HybridDispatchPort;
 
 /**
  * Takes this worker's {@link WorkerEnvironmentData} and deletes it, so that workers the app starts
- * from here never inherit it.
+ * from here never inherit it; span times of this thread take the parent's epoch anchor.
  * @returns undefined when the parent is not instrumented
  */
 export function takeEnvironmentData(): WorkerEnvironmentData | undefined {
   const wt = require('node:worker_threads') as typeof import('node:worker_threads');
   const data = wt.getEnvironmentData(ENV_DATA_KEY) as WorkerEnvironmentData | undefined;
   if (data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
-  return data?.v === PROTOCOL_VERSION ? data : undefined;
+  if (data?.v !== PROTOCOL_VERSION) return undefined;
+  adoptEpochAnchor(data.epochAnchor);
+  return data;
 }
 
 /**
@@ -48,7 +52,7 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
   if (data?.pool !== undefined) {
     const pool = data.pool;
     let started = false;
-    hookDispatch(port, (dispatch, message) => {
+    hookDispatch(port, (original, port, message) => {
       if (!started && onPoolStartup !== undefined) {
         started = true;
         try {
@@ -57,7 +61,7 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
           // The pool runs untraced rather than not at all.
         }
       }
-      return dispatch(message);
+      return original.call(port, message, 'message');
     });
     return;
   }
@@ -66,9 +70,12 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
   // Envelopes come only from an instrumented parent, and hold its secret.
   const secret = data?.secret;
   if (secret !== undefined) unwrapSynchronousReceive(wt, port, secret);
-  hookDispatch(port, (dispatch, message) => {
-    if (secret !== undefined && isEnvelope(message, secret)) return runProcess('worker_threads', destination, 'message', message.carrier, message.id, () => dispatch(message.value));
-    return runFresh(() => dispatch(message));
+  hookDispatch(port, (original, port, message) => {
+    if (secret !== undefined && isEnvelope(message, secret)) {
+      const header = message[ENVELOPE_KEY];
+      return callProcess('worker_threads', destination, 'message', envelopeCarrier(header, secret), envelopeId(header, secret), original, port, message.value, 'message');
+    }
+    return callFresh(original, port, message, 'message');
   });
   markListenerErrors(port);
   if (secret !== undefined) envelopeOutgoing(port, destination, secret);
@@ -79,7 +86,7 @@ export function installWorkerSide(data: WorkerEnvironmentData | undefined, onPoo
  * of every port) and `emit()` both call `port[kHybridDispatch]`, so an own property there sees
  * each message before any listener, whichever way the listener was added.
  */
-function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unknown, data: unknown) => unknown): void {
+function hookDispatch(port: PortLike, around: (original: Dispatch, port: unknown, data: unknown) => unknown): void {
   const site = { component: 'workers', id: 'worker.parentPort[kHybridDispatch]', otherwise: "messages from the parent run outside the parent's trace" };
   wrap(
     port,
@@ -88,7 +95,7 @@ function hookDispatch(port: PortLike, around: (dispatch: (data: unknown) => unkn
     (original) =>
       function dispatchMessage(this: unknown, data: unknown, type: string, event: unknown) {
         if (type !== 'message' || event !== undefined) return original!.call(this, data, type, event);
-        return around((value) => original!.call(this, value, type, event), data);
+        return around(original as Dispatch, this, data);
       },
   );
 }
@@ -168,7 +175,7 @@ function envelopeOutgoing(port: PortLike, destination: string, secret: string): 
         const outgoing = startSend('worker_threads', destination, 'postMessage');
         if (outgoing === undefined) return Reflect.apply(post, this, arguments);
         try {
-          Reflect.apply(post, this, [makeEnvelope(secret, value, outgoing.carrier, outgoing.id), transferList]);
+          post.call(this, makeEnvelope(envelopeHeader(secret, outgoing.carrier, outgoing.id), value), transferList as never);
         } catch (err) {
           endSend(outgoing, err);
           throw err;
