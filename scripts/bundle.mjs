@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { stampBundleId } from './bundle-id.mjs';
 import { LINE_LIMIT } from './bundle-line-limit.mjs';
+import { PRELOAD_WRAPPER } from '../dist/preload/bundle-wrapper.js';
 import { semconvSubset } from './semconv-subset.mjs';
 import { sharedModulesPlugin } from './shared-modules-plugin.mjs';
 import { SOURCE_EDITS, sourceEditPlugin } from './source-edits.mjs';
@@ -56,8 +57,13 @@ const [lazyCrypto, lazyPerformance, packageVersionOnce, mainResolvedOnce, simple
 // Whitespace and comments removed (names kept): a third less to read and hash at every start. The external
 // source map (never referenced from the bundle, so never loaded by Node.js) lets bench/profile.mjs name the module
 // of a profiled function.
+// Written already wrapped as a CommonJS module function (src/preload/load-bundle.ts compiles it as it is): Module.wrap()
+// of the read text made a second, flattened copy of its ≈ 0.5 MiB at every start, in every process and worker thread
+// (bench: startup, a worker's heap at its first message).
 const preload = await build({
   ...options,
+  banner: { js: PRELOAD_WRAPPER[0] },
+  footer: { js: PRELOAD_WRAPPER[1] },
   minifyWhitespace: true,
   sourcemap: 'external',
   sourcesContent: false,

@@ -137,16 +137,19 @@ for (const loader of ['auto', 'true']) {
   });
 }
 
-test("an ES module's named imports of node:http are instrumented", async (t) => {
-  const dir = spansDir(t);
-  const app = start('http-named-imports.mjs', { env: { TRACEHOOK_SPANS_DIR: dir } });
-  assert.equal((await app.done).code, 0, app.stderr);
-  const spans = await readSpans(dir);
-  const client = spans.find((s) => s.kind === 'CLIENT');
-  const server = spans.find((s) => s.kind === 'SERVER');
-  assert.ok(client && server, 'both spans');
-  assert.equal(server.parentSpanId, client.spanId);
-});
+// node:http is patched as the app's import loads it (not at startup), also through import-in-the-middle's wrapper module.
+for (const loader of ['false', 'true']) {
+  test(`an ES module's named imports of node:http are instrumented (TRACEHOOK_ESM_LOADER=${loader})`, async (t) => {
+    const dir = spansDir(t);
+    const app = start('http-named-imports.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, TRACEHOOK_ESM_LOADER: loader } });
+    assert.equal((await app.done).code, 0, app.stderr);
+    const spans = await readSpans(dir);
+    const client = spans.find((s) => s.kind === 'CLIENT');
+    const server = spans.find((s) => s.kind === 'SERVER');
+    assert.ok(client && server, 'both spans');
+    assert.equal(server.parentSpanId, client.spanId);
+  });
+}
 
 /** POST of `bytes` bytes; with `lateMs`, the headers go first and the body that long after. @returns the answer's body */
 function post(port, bytes, lateMs = 0) {

@@ -35,7 +35,7 @@ export function readInstrumentationSelection(env: Env, errors: ConfigError[]): I
 
 /**
  * Whether the ESM entry registers import-in-the-middle's loader hook: the default instrumentations
- * need none (node:http is patched before the app imports it, fetch reports through diagnostics
+ * need none (node:http is patched as it loads, before an importing module's body runs; fetch reports through diagnostics
  * channels, their other targets are CommonJS packages, which reach require-in-the-middle through
  * the ESM-CJS bridge when imported from ESM); others may target ES-module-only packages.
  */

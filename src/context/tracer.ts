@@ -1,19 +1,15 @@
 import { trace } from '@opentelemetry/api';
 import type { Tracer } from '@opentelemetry/api';
+import { PACKAGE_VERSION } from '../state-key.js';
 
 /** Instrumentation scope name of every span the API makes. */
 export const TRACER_NAME = '@tracehook/register';
 
-/** The package version, read once from the package's package.json (dist/context/ → ../../). */
-export const TRACER_VERSION: string | undefined = readVersion();
-
-function readVersion(): string | undefined {
-  try {
-    return (require('../../package.json') as { version?: string }).version;
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * The package version (package.json's, written into the build by scripts/post-build.mjs): a constant, where reading
+ * package.json kept its whole parsed object in every process and worker thread.
+ */
+export const TRACER_VERSION: string | undefined = PACKAGE_VERSION;
 
 /**
  * The API's tracer, looked up per use rather than cached: a provider registered (or replaced)

@@ -5,7 +5,19 @@ import { offRequireReturn, onRequireReturn } from './module-hooks.js';
 import { unwrap, wrap } from './wrap.js';
 
 /** The built-ins patched as they load instead of at startup, by what loading them costs a process that never uses them. */
-export type WatchedBuiltin = 'child_process' | 'worker_threads';
+export type WatchedBuiltin = 'child_process' | 'worker_threads' | 'http';
+
+/**
+ * The diagnostics channel each watched built-in opens at the top of its internal part as it loads (Node.js 20 to 26):
+ * node:http's client part opens `http.client.request.start`, also when node:https loads it.
+ */
+const CHANNEL_OF: Record<WatchedBuiltin, string> = { child_process: 'child_process', worker_threads: 'worker_threads', http: 'http.client.request.start' };
+
+/** The watched built-in whose load opens channel `name`, if any. */
+function builtinOf(name: unknown): WatchedBuiltin | undefined {
+  for (const builtin in CHANNEL_OF) if (CHANNEL_OF[builtin as WatchedBuiltin] === name) return builtin as WatchedBuiltin;
+  return undefined;
+}
 
 const otherwise = 'is patched one microtask after it loads: a child or worker started in that same turn starts untraced';
 const SITES: Record<'channel' | 'getBuiltinModule', PatchSite> = {
@@ -33,11 +45,12 @@ export function isBuiltinLoaded(name: string): boolean {
 
 /**
  * Calls `callback` once built-in `name` is loaded in this thread: now if it is, else as it loads, before the code
- * that loaded it can use it. node:child_process and node:worker_threads cost milliseconds of startup each (bench: startup, hello-world row); a
- * process that never starts a child or a worker no longer pays them.
+ * that loaded it can use it. node:child_process and node:worker_threads cost milliseconds of startup each (bench: startup, hello-world row),
+ * node:http (with node:net) ≈ 8 ms and ≈ 0.8 MiB of heap (bench: startup, a one-line script and a worker's start); a
+ * process or worker thread that never uses them no longer pays them.
  * How a load is seen, however it happens: Node.js opens the module's diagnostics channel
- * (`dc.channel('child_process')`, `dc.channel('worker_threads')`) at the top of its internal part (Node.js 20 to
- * 26), and `diagnostics_channel.channel` is wrapped to notice. The callback then runs as soon as the load is
+ * (`dc.channel('child_process')`, `dc.channel('worker_threads')`, `dc.channel('http.client.request.start')`: {@link CHANNEL_OF})
+ * at the top of its internal part (Node.js 20 to 26), and `diagnostics_channel.channel` is wrapped to notice. The callback then runs as soon as the load is
  * complete: as the `require()` or `process.getBuiltinModule()` that loaded it (directly, or through another
  * built-in such as node:cluster) returns, or else in a microtask, which comes before the body of an ES module
  * importing it (linking awaits between the load and the evaluation), so its named imports are synced by then.
@@ -63,8 +76,9 @@ function watch(): void {
     (channel) =>
       function (this: unknown, name: string | symbol) {
         const result = Reflect.apply(channel, this, arguments);
-        if (typeof name === 'string' && pending.has(name) && !loading.has(name)) {
-          loading.add(name);
+        const builtin = builtinOf(name);
+        if (builtin !== undefined && pending.has(builtin) && !loading.has(builtin)) {
+          loading.add(builtin);
           queueMicrotask(settleLoaded);
         }
         return result;

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
 import { moduleInternals } from '../compat/node-module.js';
 import { getPreloadState } from '../state.js';
+import { PRELOAD_WRAPPER } from './bundle-wrapper.js';
 
 /** What {@link loadPreloadBundle} returns: the bundle's exports (its `start`, `shouldStart` …). */
 export type PreloadBundle = typeof import('./start.js');
@@ -51,17 +52,18 @@ interface Compiled {
  * request: bench/RESULTS.md, the callgrind note of that startup row). A folder that cannot be written (a read-only install)
  * leaves the preload uncached after one attempt, never failing.
  * Without `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` (Node.js < 20.12; the bundle's `import()` needs it),
- * or when anything here fails, the bundle is `require`d as before.
+ * or when anything here fails, the bundle is compiled without a cache and run as `require` would run it (it is written as its
+ * own module wrapper: {@link PRELOAD_WRAPPER}).
  * Also sets `loadCompiled` and `codeReached` in the preload state, for the lazily loaded instrumentations' bundles
  * and the tags.
  * @throws only what evaluating the bundle throws (as `require` would)
  */
 export function loadPreloadBundle(bundle: string): PreloadBundle {
-  const compiled = compile(bundle, 'preload', true);
-  if (!compiled) return require(bundle) as PreloadBundle;
   const state = getPreloadState();
   // The bundle's own import() would go through vm's main-context loader and print an ExperimentalWarning.
   state.importModule = (specifier) => import(specifier);
+  const compiled = compile(bundle, 'preload', true);
+  if (!compiled) return requireWrapped(bundle) as PreloadBundle;
   state.loadCompiled = loadCompiledFile;
   state.codeReached = coverage(compiled);
   return runAsModule(bundle, compiled.run) as PreloadBundle;
@@ -136,11 +138,32 @@ function compile(file: string, name: string, importsViaState: boolean): Compiled
       // No cache yet.
     }
     const trailer = data === undefined ? undefined : readTrailer(data);
-    const run = new vm.Script(Module.wrap(source), { filename: file, cachedData: trailer?.data, importModuleDynamically: useMainLoader as never });
+    const run = new vm.Script(isWrapped(source) ? source : Module.wrap(source), { filename: file, cachedData: trailer?.data, importModuleDynamically: useMainLoader as never });
     return { name, run, cacheFile, covered: trailer === undefined || run.cachedDataRejected === true ? undefined : trailer.tags };
   } catch {
     return undefined;
   }
+}
+
+/** Whether `source` is written as its own CommonJS module wrapper ({@link PRELOAD_WRAPPER}: the preload bundle). */
+function isWrapped(source: string): boolean {
+  return source.startsWith(PRELOAD_WRAPPER[0]);
+}
+
+/**
+ * `require(file)`, also for a file written as its own module wrapper (which `require` would wrap once more and never
+ * call): that one is compiled without a code cache and run as `require` runs a module.
+ */
+function requireWrapped(file: string): unknown {
+  const internals = moduleInternals(Module);
+  if (internals?._cache[file]) return require(file);
+  const source = readFileSync(file, 'latin1');
+  if (!isWrapped(source)) return require(file);
+  const run = new vm.Script(source, { filename: file });
+  if (internals !== undefined) return runAsModule(file, run);
+  const mod = { exports: {} };
+  (run.runInThisContext() as (...args: unknown[]) => void).call(mod.exports, mod.exports, Module.createRequire(file), mod, file, dirname(file));
+  return mod.exports;
 }
 
 /** Runs a compiled CommonJS wrapper as `require()` would run `file`: in `require.cache` while it runs, and after. */

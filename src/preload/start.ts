@@ -16,6 +16,7 @@ import { incomingTracePropagator } from '../instrumentations/http/incoming-trace
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
 import { whenHttpsLoaded } from '../instrumentations/http/https-loaded.js';
 import { makeRoomForStartupHook } from '../instrumentations/step-aside.js';
+import { whenBuiltinLoaded } from '../patch/builtin-loaded.js';
 import { getRegisteredProvider } from '../provider/tracer-provider.js';
 import { runStartupHook } from '../startup-hook/run-startup-hook.js';
 import { claimThread, getPreloadState } from '../state.js';
@@ -70,12 +71,15 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
   installEsmCjsBridge();
-  // Patch node:http now, and node:https as it loads (with tls and crypto it is a large part of a start: bench/RESULTS.md, startup notes), through
+  // Patch node:http and node:https as they load (node:http with node:net ≈ 8 ms and ≈ 0.8 MiB of a one-line script's or
+  // a worker thread's start; https with tls and crypto more: bench/RESULTS.md, startup notes), through
   // require-in-the-middle, so an ES module's named imports of them (`import { get } from 'node:http'`)
   // are taken from, or synced to, the patched exports.
   if (config.instrumentations.includes('http')) {
-    require('node:http');
-    require('node:module').syncBuiltinESMExports();
+    whenBuiltinLoaded('http', () => {
+      require('node:http');
+      require('node:module').syncBuiltinESMExports();
+    });
   }
   whenHttpsLoaded(() => {
     require('node:https');

@@ -4,7 +4,6 @@ import { ConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { redactUrl } from '../config/otlp.js';
 import { FileSpanExporter, LINE_SPANS } from '../exporters/file-span-exporter.js';
-import { OTLP_CONCURRENT_EXPORTS, createOtlpSpanExporter } from '../exporters/otlp-span-exporter.js';
 import { importFunction, requireFunction } from '../startup-hook/import-path.js';
 import { BoundedBatchSpanProcessor } from './bounded-batch-span-processor.js';
 
@@ -76,8 +75,11 @@ export function defaultSpanProcessors(config: TracehookConfig, synchronous = fal
       return [];
     case 'console':
       return [new SimpleSpanProcessor(new ConsoleSpanExporter())];
-    case 'otlp':
+    case 'otlp': {
+      // Required here: span files (the default) and every worker thread writing them do not evaluate the OTLP exporters and encoders.
+      const { OTLP_CONCURRENT_EXPORTS, createOtlpSpanExporter } = require('../exporters/otlp-span-exporter.js') as typeof import('../exporters/otlp-span-exporter.js');
       return [new BoundedBatchSpanProcessor(createOtlpSpanExporter(config.otlpProtocol), { ...config.spanQueue, destination: otlpDestination(config), maxConcurrentExports: OTLP_CONCURRENT_EXPORTS })];
+    }
     default: {
       const exporter = new FileSpanExporter(config.spansDir, { fallbackDir: config.spansFallbackDir, maxBytes: config.spansMaxBytes });
       return [new BoundedBatchSpanProcessor(exporter, { ...config.spanQueue, maxExportBatchSize: LINE_SPANS, destination: 'span files' })];

@@ -31,7 +31,7 @@ const PER_COPY = {
   'src/exporters/json-trace-serializer.ts:stock': 'a loaded module (the stock serializer), the same in every copy',
   'src/instrumentations/shared-modules.ts:shared': 'a once-flag for require.cache entries, which are per process: a second copy finds them there',
   'src/package-root.ts:root': 'a cache of where the package is, the same in every copy of one build',
-  'src/patch/builtin-loaded.ts:pending': 'whenBuiltinLoaded is called by src/workers/install.ts, in the preload bundle only',
+  'src/patch/builtin-loaded.ts:pending': 'whenBuiltinLoaded is called by src/workers/install.ts, src/preload/start.ts and the fast HTTP server instrumentation, in the preload bundle only',
   'src/patch/builtin-loaded.ts:loading': 'as pending: the preload bundle only',
   'src/patch/builtin-loaded.ts:watching': 'as pending: the preload bundle only',
   'src/processors/open-span-processor.ts:cached': 'a cache of the object on globalThis (stateKey), the same object in every copy',

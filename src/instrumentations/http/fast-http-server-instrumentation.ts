@@ -20,6 +20,7 @@ import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
 import { logDebug } from '../../diag/logger.js';
 import { isHttpsLoaded } from './https-loaded.js';
+import { isBuiltinLoaded, whenBuiltinLoaded } from '../../patch/builtin-loaded.js';
 import { queryNameMatcher } from './request-values.js';
 import { bindEventContext, patchEventContext, unpatchEventContext } from './event-context.js';
 import type { MessageClasses } from './event-context.js';
@@ -140,7 +141,7 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
   }
 
   protected init(): InstrumentationNodeModuleDefinition[] {
-    // node:http is patched when enabled (it is loaded before any app code), not through a module hook;
+    // node:http is patched as it loads (see enable()), not through a module hook;
     // node:https when it is required (or, for an ES module's import, by the preload: see whenHttpsLoaded).
     return [
       new InstrumentationNodeModuleDefinition(
@@ -167,13 +168,21 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
     routeLimit = this.values.limit;
   }
 
-  /** Wraps `Server.prototype.emit` of node:http, and of node:https now if it is loaded (else as it loads), and listens for finished responses. */
+  /**
+   * Wraps `Server.prototype.emit` of node:http and of node:https, each now if it is loaded, else as it loads (a
+   * process or worker thread that serves no HTTP does not load them: bench, a one-line script and a worker's start),
+   * and listens for finished responses.
+   */
   override enable(): void {
     if (this.isEnabled()) return;
     super.enable();
-    const http = builtin('http');
-    this.patch(http.Server.prototype, 'http');
-    patchEventContext(http);
+    whenBuiltinLoaded('http', () => {
+      // Idempotent (wrap): a disable and enable before node:http loaded queue this twice.
+      if (!this.isEnabled()) return;
+      const http = builtin('http');
+      this.patch(http.Server.prototype, 'http');
+      patchEventContext(http);
+    });
     if (isHttpsLoaded()) this.patch(builtin('https').Server.prototype, 'https');
     subscribe(RESPONSE_FINISH, onResponseFinish);
   }
@@ -182,9 +191,10 @@ export class FastHttpServerInstrumentation extends InstrumentationBase<FastHttpS
   override disable(): void {
     if (!this.isEnabled()) return;
     super.disable();
-    const http = builtin('http');
-    unwrap(http.Server.prototype, 'emit', SITES.http);
-    unpatchEventContext(http);
+    // Not loaded: nothing was patched, and loading it here would cost what enable() spared.
+    const http = isBuiltinLoaded('http') ? builtin('http') : undefined;
+    unwrap(http?.Server.prototype, 'emit', SITES.http);
+    if (http) unpatchEventContext(http);
     if (isHttpsLoaded()) unwrap(builtin('https').Server.prototype, 'emit', SITES.https);
     unsubscribe(RESPONSE_FINISH, onResponseFinish);
   }

@@ -1,6 +1,6 @@
 import { httpAgentModule } from '../../compat/node-https.js';
 import { logDebug } from '../../diag/logger.js';
-import { isBuiltinLoaded } from '../../patch/builtin-loaded.js';
+import { isBuiltinLoaded, whenBuiltinLoaded } from '../../patch/builtin-loaded.js';
 import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
 
@@ -20,6 +20,7 @@ export function isHttpsLoaded(): boolean {
 /**
  * Calls `callback` once node:https is loaded: now if it is, else as it loads. node:https with tls
  * and crypto adds to startup (bench: startup, spawn → first HTTP 200, tracehook-files row), so the preload no longer loads it for apps that never do.
+ * Nothing is watched until node:http's parts load (see whenBuiltinLoaded), which node:https loads first.
  * A CommonJS `require('https')` is patched as it returns, by require-in-the-middle; an ES module's
  * `import 'node:https'` does not pass there. What every load of node:https does is construct its
  * global agent through `_http_agent`'s `Agent` (node:https reads that export as it loads, in
@@ -34,6 +35,13 @@ export function whenHttpsLoaded(callback: () => void): void {
   callbacks.push(callback);
   if (watching) return;
   watching = true;
+  // node:https loads node:http's parts (_http_agent, _http_client) before its own: its agent is watched from then
+  // on, so a process or worker thread that loads neither pays for neither (_http_agent loads node:net).
+  whenBuiltinLoaded('http', watchAgent);
+}
+
+function watchAgent(): void {
+  if (isHttpsLoaded()) return void runCallbacks();
   const found = httpAgentModule();
   if (found === undefined) {
     logDebug('http', '_http_agent.Agent is not found: node:https is patched now instead of as it loads');
