@@ -3,7 +3,7 @@
 // For each app of test/helpers/bundled-apps.mjs: CommonJS output, ES-module output, minified CommonJS with keepNames,
 // and ES-module output split into chunks.
 import assert from 'node:assert/strict';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { build } from 'esbuild';
 import { tracehook } from '@tracehook/register/esbuild';
@@ -68,3 +68,16 @@ for (const app of BUNDLED_APPS) {
     });
   }
 }
+
+test("esbuild, esm: an ES-module Koa app takes @koa/router's ES-module build; bundled with the plugin it gives the CommonJS app's span tree", async (t) => {
+  const koa = BUNDLED_APPS.find((a) => a.name.startsWith('koa'));
+  const expected = await reference(t, koa, {});
+  const dir = outDir(t);
+  const file = await bundle(join(dirname(koa.entry), 'koa.mjs'), dir, 'esm');
+  const { metafile } = await build({ entryPoints: [join(dirname(koa.entry), 'koa.mjs')], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+  assert.ok(Object.keys(metafile.inputs).includes('node_modules/@koa/router/dist/index.mjs'), 'the ES-module build is bundled');
+  const run = await runApp(t, file);
+  assert.equal(run.stderr, '');
+  assert.equal(run.stdout.trim(), koa.answer);
+  assert.deepEqual(spanTreeSignature(run.spans), expected);
+});
