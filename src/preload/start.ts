@@ -11,6 +11,8 @@ import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../startup-hook/default-hook.js';
 import { TracehookContextManager } from '../context/context-manager.js';
+import { subscribeBundledModules } from '../bundler/bundled-modules.js';
+import { checkBundleForPlugin } from '../bundler/missing-plugin.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { incomingTracePropagator } from '../instrumentations/http/incoming-trace.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
@@ -71,6 +73,9 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
   installEsmCjsBridge();
+  // A bundle built with a tracehook bundler plugin hands its instrumented modules over on a diagnostics channel.
+  subscribeBundledModules(loaded.instrumentations);
+  checkBundleForPlugin(config.instrumentations);
   // Patch node:http and node:https as they load (node:http with node:net ≈ 8 ms and ≈ 0.8 MiB of a one-line script's or
   // a worker thread's start; https with tls and crypto more: bench/RESULTS.md, startup notes), through
   // require-in-the-middle, so an ES module's named imports of them (`import { get } from 'node:http'`)
