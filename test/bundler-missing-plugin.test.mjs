@@ -27,7 +27,7 @@ test('a bundle built without the plugin: one stderr line names the library and t
   assert.equal(lines.length, 1, run.stderr);
   assert.match(
     lines[0],
-    /^\[tracehook\] bundler: .*app\.cjs is a bundle with @koa\/router inside, built without tracehook's bundler plugin: they run untraced; add the plugin to the bundler's configuration \(esbuild: plugins: \[tracehook\(\)\] from '@tracehook\/register\/esbuild'/,
+    /^\[tracehook\] bundler: .*app\.cjs is a bundle with @koa\/router, koa inside, built without tracehook's bundler plugin: they run untraced; add the plugin to the bundler's configuration \(esbuild: plugins: \[tracehook\(\)\] from '@tracehook\/register\/esbuild'/,
   );
   assert.ok(!run.spans.some((s) => s.attributes['http.route']), 'no route without the plugin');
 });
@@ -55,7 +55,7 @@ test('a code-split bundle without the plugin: the line names the libraries in th
     const run = await runApp(t, entry);
     assert.equal(run.stdout.trim(), koa.answer);
     if (plugins.length) assert.equal(run.stderr, '');
-    else assert.match(run.stderr, /^\[tracehook\] bundler: .*app\.mjs is a bundle with @koa\/router inside, built without tracehook's bundler plugin/);
+    else assert.match(run.stderr, /^\[tracehook\] bundler: .*app\.mjs is a bundle with @koa\/router, koa inside, built without tracehook's bundler plugin/);
   }
 });
 
