@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { encodeOtlpJsonBytes } from '../encoding/otlp-json.js';
 import { encodeOtlpProtobuf } from '../encoding/otlp-protobuf.js';
 import { publishSharedModules, shareBundledModules } from '../instrumentations/shared-modules.js';
