@@ -1,3 +1,5 @@
+/** A process or thread that never exports allocates nothing. */
+const EMPTY = Buffer.alloc(0);
 /** Bytes a buffer starts with (a 64-span line of HTTP spans is ≈ 40–70 KiB). */
 const INITIAL_BYTES = 64 * 1024;
 
@@ -8,8 +10,8 @@ const INITIAL_BYTES = 64 * 1024;
  * concatenation of a span's few dozen pieces (bench/RESULTS.md, "The export path at its floor").
  */
 export class ByteLine {
-  /** The bytes; valid from 0 to {@link length}. Replaced (not resized) when it grows. */
-  buffer: Buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  /** The bytes; valid from 0 to {@link length}. Replaced (not resized) when it grows; none until the first write. */
+  buffer: Buffer = EMPTY;
   /** Bytes written so far. */
   length = 0;
 
@@ -36,7 +38,7 @@ export class ByteLine {
   /** Forgets the content; a buffer that grew past `keepBytes` is let go (one huge line does not stay allocated). */
   reset(keepBytes = 4 * INITIAL_BYTES): void {
     this.length = 0;
-    if (this.buffer.length > keepBytes) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+    if (this.buffer.length > keepBytes) this.buffer = EMPTY;
   }
 
   /** Forgets the first `count` bytes, keeping the rest at the start; a buffer that grew large is let go when nothing is left. */
@@ -50,7 +52,7 @@ export class ByteLine {
   }
 
   private grow(more: number): void {
-    const next = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + more));
+    const next = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + more, INITIAL_BYTES));
     this.buffer.copy(next, 0, 0, this.length);
     this.buffer = next;
   }

@@ -26,14 +26,18 @@ import { fitsInt64, groupSpans, scopeNameKey, spanFlags } from './span-groups.js
 export function encodeOtlpJson(spans: readonly ReadableSpan[]): string {
   scratch.reset();
   encodeOtlpJsonInto(spans, scratch);
-  return scratch.buffer.toString('utf8', 0, scratch.length);
+  const json = scratch.buffer.toString('utf8', 0, scratch.length);
+  scratch.reset();
+  return json;
 }
 
 /** {@link encodeOtlpJson}'s request as UTF-8 bytes, in a Buffer of its own (an HTTP body). */
 export function encodeOtlpJsonBytes(spans: readonly ReadableSpan[]): Buffer {
   scratch.reset();
   encodeOtlpJsonInto(spans, scratch);
-  return Buffer.from(scratch.buffer.subarray(0, scratch.length));
+  const bytes = Buffer.from(scratch.buffer.subarray(0, scratch.length));
+  scratch.reset();
+  return bytes;
 }
 
 /** The line {@link encodeOtlpJson} and {@link encodeOtlpJsonBytes} encode in (each copies out of it). */
