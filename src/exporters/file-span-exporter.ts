@@ -17,6 +17,11 @@ export const LINE_SPANS = 64;
 
 /** How often, at most, the file is checked for deletion or rotation (two stat calls), ms. */
 export const CHECK_INTERVAL_MS = 100;
+/**
+ * Lines closer together than this, ms, skip the check until {@link CHECK_INTERVAL_MS} has passed; the first line after
+ * a pause checks first, so an app that writes now and then sees a rotation at once, as with a check per line.
+ */
+const CLOSE_LINES_MS = 10;
 /** The lines kept for a rewrite since the last check, bytes, that make the next line check first (bounds the memory kept). */
 const MAX_KEPT_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
@@ -52,8 +57,9 @@ export interface FileSpanExporterOptions {
  * interleaving; `export()` writes every line before it calls back. On a shared machine the file is private: the directory is created 0700 and
  * must be ours or root's and not writable by others unless sticky; the file is opened without
  * following symlinks, created 0600, and must be a regular file of ours with one link. Whether the file
- * was deleted or renamed away (rotated) is checked at most every 100 ms ({@link CHECK_INTERVAL_MS}), and
- * at a flush, shutdown or exit; then it is reopened, and the lines written into a deleted file since the
+ * was deleted or renamed away (rotated) is checked (two stat calls) before a line that follows a pause of
+ * 10 ms, at most every 100 ms ({@link CHECK_INTERVAL_MS}) while lines follow closer, and at a flush,
+ * shutdown or exit; then it is reopened, and the lines written into a deleted file since the
  * previous check are written again to the new one, so a deletion loses no span.
  *
  * A line is written whole or not at all: after a short write (disk full, file size limit) the file
@@ -78,6 +84,8 @@ export class FileSpanExporter implements SpanExporter {
   private size = 0;
   /** {@link monotonicMs} of the last check that the file is still at its path. */
   private checkedAt = 0;
+  /** {@link monotonicMs} of the last line written. */
+  private wroteAt = 0;
   /** The lines written since that check, kept to write again should the file turn out deleted. */
   private readonly written = new ByteLine();
 
@@ -162,6 +170,7 @@ export class FileSpanExporter implements SpanExporter {
     this.cutLine = false;
     if (written === length) {
       this.size += length;
+      this.wroteAt = monotonicMs();
       return;
     }
     out.length = begin;
@@ -182,14 +191,17 @@ export class FileSpanExporter implements SpanExporter {
   }
 
   /**
-   * The open file: opened on first use; checked at most every {@link CHECK_INTERVAL_MS} (or once the lines
-   * kept since the last check reach {@link MAX_KEPT_BYTES}), and reopened when it was deleted or rotated away.
+   * The open file: opened on first use; checked before a line that follows a pause ({@link CLOSE_LINES_MS}), and
+   * while lines follow each other closely at most every {@link CHECK_INTERVAL_MS} (or once the lines kept since the
+   * last check reach {@link MAX_KEPT_BYTES}); reopened when it was deleted or rotated away.
    * @param unwritten - bytes at the end of the kept lines not written yet (the line about to be): kept through a check
    */
   private file(unwritten = 0): number {
     if (this.closed) throw new Error('FileSpanExporter is shut down');
     if (this.refused) throw this.refused;
-    if (this.fd === undefined || monotonicMs() - this.checkedAt >= CHECK_INTERVAL_MS || this.written.length - unwritten >= MAX_KEPT_BYTES) this.checkNow(unwritten);
+    const now = monotonicMs();
+    const due = now - this.checkedAt >= CHECK_INTERVAL_MS || now - this.wroteAt >= CLOSE_LINES_MS || this.written.length - unwritten >= MAX_KEPT_BYTES;
+    if (this.fd === undefined || due) this.checkNow(unwritten);
     if (this.fd !== undefined) return this.fd;
     const opened = this.open();
     this.fd = opened.fd;

@@ -1,5 +1,6 @@
-// FileSpanExporter between its checks of the file (at most every 100 ms): a line written into a deleted file is
-// written again to the new one; a line written into a renamed (rotated) file stays there, once.
+// FileSpanExporter between its checks of the file (before a line after a pause, else at most every 100 ms): a line
+// written into a deleted file is written again to the new one; a line written into a renamed (rotated) file stays
+// there, once.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,9 +81,23 @@ test('a line written into a renamed (rotated) span file before the next check st
   const { exporter, file } = setup(t);
   exportNow(exporter, 'a');
   renameSync(file, `${file}.1`);
+  // Within the check window (lines close together): into the renamed file; after a pause of 10 ms, checked first.
   exportNow(exporter, 'b');
   await sleep(CHECK_INTERVAL_MS + 20);
   exportNow(exporter, 'c');
-  assert.deepEqual(names(`${file}.1`), ['a', 'b']);
-  assert.deepEqual(names(file), ['c']);
+  const rotated = names(`${file}.1`);
+  const current = names(file);
+  assert.deepEqual(rotated.slice(0, 1), ['a']);
+  assert.deepEqual([...rotated, ...current], ['a', 'b', 'c']);
+  assert.deepEqual(current.slice(-1), ['c']);
+});
+
+test('a line after a pause checks the file first: a rotation is seen at once, as with a check per line', async (t) => {
+  const { exporter, file } = setup(t);
+  exportNow(exporter, 'a');
+  await sleep(20);
+  renameSync(file, `${file}.1`);
+  exportNow(exporter, 'b');
+  assert.deepEqual(names(`${file}.1`), ['a']);
+  assert.deepEqual(names(file), ['b']);
 });
