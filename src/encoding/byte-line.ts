@@ -2,6 +2,8 @@
 const EMPTY = Buffer.alloc(0);
 /** Bytes a buffer starts with (a 64-span line of HTTP spans is ≈ 40–70 KiB). */
 const INITIAL_BYTES = 64 * 1024;
+/** The size up to which a buffer is kept across resets, bytes. */
+const KEEP_BYTES = 1024 * 1024;
 
 /**
  * A growable byte buffer, reused from line to line, that an encoder appends UTF-8 to. A string goes in
@@ -35,8 +37,12 @@ export class ByteLine {
     this.buffer[this.length++] = code;
   }
 
-  /** Forgets the content; a buffer that grew past `keepBytes` is let go (one huge line does not stay allocated). */
-  reset(keepBytes = 4 * INITIAL_BYTES): void {
+  /**
+   * Forgets the content; a buffer that grew past `keepBytes` is let go (one huge line does not stay allocated).
+   * Below it the buffer is kept: the span-file exporter keeps up to 256 KiB of lines between its checks of the file,
+   * and letting go of the buffer at that size would allocate it again, grown by doubling, every few lines.
+   */
+  reset(keepBytes = KEEP_BYTES): void {
     this.length = 0;
     if (this.buffer.length > keepBytes) this.buffer = EMPTY;
   }
