@@ -158,10 +158,23 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
 
   /** Exports everything queued now; resolves when those exports have finished. Never rejects. */
   forceFlush(): Promise<void> {
-    if (this.queue.length === this.head && this.exporting === 0) return Promise.resolve();
-    const done = new Promise<void>((resolve) => this.flushWaiters.push(resolve));
-    this.drain(true);
+    let done = Promise.resolve();
+    if (this.queue.length > this.head || this.exporting > 0) {
+      done = new Promise<void>((resolve) => this.flushWaiters.push(resolve));
+      this.drain(true);
+    }
+    // At exit, or a worker's flush before it stops: no later turn comes, so the exporter's own flush now (span files
+    // check their file there: lines written into it since its last check are written again if it was deleted).
+    if (getPreloadState().synchronousExport) this.flushExporter();
     return done;
+  }
+
+  private flushExporter(): void {
+    try {
+      void this.exporter.forceFlush?.().catch(() => undefined);
+    } catch {
+      // An exporter whose flush throws loses nothing more than it would have.
+    }
   }
 
   /** Flushes, then shuts the exporter down; spans ending later are dropped and counted. */

@@ -101,3 +101,21 @@ test('a line after a pause checks the file first: a rotation is seen at once, as
   assert.deepEqual(names(`${file}.1`), ['a']);
   assert.deepEqual(names(file), ['b']);
 });
+
+test('at exit with nothing queued, the span processor has the file checked: lines written into it after it was deleted are written again', async (t) => {
+  const { BoundedBatchSpanProcessor } = await import('../../dist/processors/bounded-batch-span-processor.js');
+  const { getPreloadState } = await import('../../dist/state.js');
+  const { exporter, file } = setup(t);
+  const processor = new BoundedBatchSpanProcessor(exporter, { scheduledDelayMillis: 60_000, maxExportBatchSize: 64, destination: 'test' });
+  processor.onEnd(span('a'));
+  await processor.forceFlush();
+  unlinkSync(file);
+  processor.onEnd(span('b'));
+  await processor.forceFlush();
+  // The exit steps: exports are synchronous, and nothing is left in the queue to export.
+  const state = getPreloadState();
+  state.synchronousExport = true;
+  t.after(() => (state.synchronousExport = undefined));
+  await processor.forceFlush();
+  assert.deepEqual(names(file), ['a', 'b']);
+});
