@@ -156,7 +156,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     else this.timer ??= setTimeout(() => this.drain(false), this.options.scheduledDelayMillis).unref();
   }
 
-  /** Exports everything queued now; resolves when those exports have finished. Never rejects. */
+  /** Exports everything queued now (at exit, then flushes the exporter too); resolves when those exports have finished. Never rejects. */
   forceFlush(): Promise<void> {
     let done = Promise.resolve();
     if (this.queue.length > this.head || this.exporting > 0) {
