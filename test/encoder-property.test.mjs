@@ -6,7 +6,12 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { TraceState } from '@opentelemetry/core';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { encodeOtlpJson } from '../dist/encoding/otlp-json.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ByteLine } from '../dist/encoding/byte-line.js';
+import { encodeOtlpJson, encodeOtlpJsonBytes, encodeOtlpJsonInto } from '../dist/encoding/otlp-json.js';
+import { FileSpanExporter } from '../dist/exporters/file-span-exporter.js';
 import { encodeOtlpProtobuf } from '../dist/encoding/otlp-protobuf.js';
 import { spansToOtlpJson, stockSpansToOtlpJson } from '../dist/exporters/json-trace-serializer.js';
 import { decodeExportRequest } from '../dist/span-file/decode.js';
@@ -133,6 +138,34 @@ test("OTLP/JSON: the direct encoder gives JsonTraceSerializer's bytes for any ba
     }),
     { numRuns: RUNS },
   );
+});
+
+test("OTLP/JSON in place: a reused buffer and the span-file lines hold JsonTraceSerializer's bytes, line after line", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracehook-encode-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const exporter = new FileSpanExporter(dir, 'lines.jsonl');
+  const line = new ByteLine();
+  const expectedFile = [];
+  fc.assert(
+    fc.property(jsonBatch, (spans) => {
+      const expected = Buffer.from(JsonTraceSerializer.serializeRequest(spans));
+      // After whatever the buffer held: the request is appended, the bytes before it untouched.
+      const before = line.length;
+      const prefix = Buffer.from(line.buffer.subarray(0, before));
+      encodeOtlpJsonInto(spans, line);
+      assert.deepEqual(Buffer.from(line.buffer.subarray(before, line.length)), expected);
+      assert.deepEqual(Buffer.from(line.buffer.subarray(0, before)), prefix);
+      if (line.length > 100_000) line.reset();
+      assert.deepEqual(encodeOtlpJsonBytes(spans), expected);
+      let result;
+      exporter.export(spans.slice(), (r) => (result = r));
+      assert.equal(result.code, 0);
+      // An empty batch writes no line.
+      if (spans.length > 0) expectedFile.push(expected, Buffer.from('\n'));
+    }),
+    { numRuns: RUNS },
+  );
+  assert.deepEqual(readFileSync(join(dir, 'lines.jsonl')), Buffer.concat(expectedFile));
 });
 
 test("OTLP/protobuf: the direct encoder gives ProtobufTraceSerializer's bytes for any batch", () => {

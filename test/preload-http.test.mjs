@@ -190,3 +190,43 @@ for (const http of ['fast', 'stock']) {
     }
   });
 }
+
+/** Polls the span files of `dir` for the SERVER span of `traceId` for up to `ms`; the spans found, or undefined. */
+async function waitForServerSpan(dir, traceId, ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      const found = (await readSpans(dir)).find((s) => s.traceId === traceId && s.kind === 'SERVER');
+      if (found) return found;
+    } catch {
+      // No span file yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
+
+// Issue 33: span files are written within ≈ 0.5 s of a span's end by default (OTLP keeps the SDK's 5 s), and
+// OTEL_BSP_SCHEDULE_DELAY set by the user still wins.
+test('span files: a request is in the span file well before the SDK default of 5 s, the server still running; OTEL_BSP_SCHEDULE_DELAY still wins', async (t) => {
+  const dir = spansDir(t);
+  const slowDir = spansDir(t);
+  // The default schedule, whatever the environment running the tests says.
+  const app = start('http-app.mjs', { env: { TRACEHOOK_SPANS_DIR: dir, OTEL_BSP_SCHEDULE_DELAY: undefined } });
+  const slow = start('http-app.mjs', { env: { TRACEHOOK_SPANS_DIR: slowDir, OTEL_BSP_SCHEDULE_DELAY: '60000' } });
+  t.after(() => {
+    app.kill('SIGKILL');
+    slow.kill('SIGKILL');
+  });
+  const [[, port], [, slowPort]] = await Promise.all([app.ready(), slow.ready()]);
+  const incoming = makeTraceparent();
+  const slowIncoming = makeTraceparent();
+  assert.equal((await get(port, '/', { traceparent: incoming.traceparent })).body, 'ok');
+  assert.equal((await get(slowPort, '/', { traceparent: slowIncoming.traceparent })).body, 'ok');
+  // A generous bound that still tells the new default (500 ms) from the old one (5 s) on a loaded machine.
+  assert.ok(await waitForServerSpan(dir, incoming.traceId, 3000), 'the span is not in the span file 3 s after the request');
+  assert.equal(await waitForServerSpan(slowDir, slowIncoming.traceId, 500), undefined, 'OTEL_BSP_SCHEDULE_DELAY=60000 is not followed');
+  slow.kill();
+  await slow.done;
+  assert.ok(await waitForServerSpan(slowDir, slowIncoming.traceId, 100), 'the span is written at exit');
+});

@@ -1,5 +1,7 @@
 import type { Attributes, Link } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
+import type { InstrumentationScope } from '@opentelemetry/core';
+import { ByteLine } from './byte-line.js';
 import { hrTimeToNanoString } from './hrtime.js';
 import { fitsInt64, groupSpans, scopeNameKey, spanFlags } from './span-groups.js';
 
@@ -22,30 +24,91 @@ import { fitsInt64, groupSpans, scopeNameKey, spanFlags } from './span-groups.js
  * @see OpenTelemetry specification, "OTLP/HTTP" (JSON Protobuf Encoding)
  */
 export function encodeOtlpJson(spans: readonly ReadableSpan[]): string {
-  let out = '{"resourceSpans":[';
+  scratch.reset();
+  encodeOtlpJsonInto(spans, scratch);
+  const json = scratch.buffer.toString('utf8', 0, scratch.length);
+  scratch.reset();
+  return json;
+}
+
+/** {@link encodeOtlpJson}'s request as UTF-8 bytes, in a Buffer of its own (an HTTP body). */
+export function encodeOtlpJsonBytes(spans: readonly ReadableSpan[]): Buffer {
+  scratch.reset();
+  encodeOtlpJsonInto(spans, scratch);
+  const bytes = Buffer.from(scratch.buffer.subarray(0, scratch.length));
+  scratch.reset();
+  return bytes;
+}
+
+/** The line {@link encodeOtlpJson} and {@link encodeOtlpJsonBytes} encode in (each copies out of it). */
+const scratch = new ByteLine();
+
+/**
+ * {@link encodeOtlpJson}'s request appended to `out` as UTF-8, the same bytes: each span is one
+ * string written in place, the resource's and the scope's opening pieces are encoded once per
+ * resource attributes and scope object and copied.
+ */
+export function encodeOtlpJsonInto(spans: readonly ReadableSpan[], out: ByteLine): void {
+  out.text('{"resourceSpans":[');
   let firstResource = true;
   for (const [resource, byScope] of groupSpans(spans, scopeNameKey)) {
-    out += firstResource ? '{"resource":{"attributes":' : ',{"resource":{"attributes":';
+    if (!firstResource) out.byte(COMMA);
     firstResource = false;
-    const schemaUrl = resource.schemaUrl ? `,"schemaUrl":${quote(resource.schemaUrl)}` : '';
-    out += `${attributes(resource.attributes)},"droppedAttributesCount":0${schemaUrl}},"scopeSpans":[`;
+    const head = resourceHead(resource);
+    out.bytes(head.bytes);
     let firstScope = true;
     for (const group of byScope.values()) {
       const scope = group[0].instrumentationScope;
-      out += firstScope ? '{"scope":{"name":' : ',{"scope":{"name":';
+      if (!firstScope) out.byte(COMMA);
       firstScope = false;
-      out += quote(scope.name) + optional('version', scope.version);
-      const scopeAttributes = (scope as { attributes?: Attributes }).attributes;
-      if (scopeAttributes && Object.keys(scopeAttributes).length > 0) {
-        out += `,"attributes":${attributes(scopeAttributes)},"droppedAttributesCount":${number((scope as { droppedAttributesCount?: number }).droppedAttributesCount ?? 0)}`;
-      }
-      out += '},"spans":[';
-      for (let i = 0; i < group.length; i++) out += (i === 0 ? '' : ',') + span(group[i]);
-      out += `]${optional('schemaUrl', scope.schemaUrl)}}`;
+      out.bytes(scopeHead(scope));
+      for (let i = 0; i < group.length; i++) out.text(i === 0 ? span(group[i]) : `,${span(group[i])}`);
+      out.text(`]${optional('schemaUrl', scope.schemaUrl)}}`);
     }
-    out += `]${schemaUrl}}`;
+    out.text(head.tail);
   }
-  return `${out}]}`;
+  out.text(']}');
+}
+
+const COMMA = 0x2c;
+
+type Resource = ReadableSpan['resource'];
+
+/** A resource's encoded opening (`{"resource":{…},"scopeSpans":[`) and its closing text. */
+interface ResourceHead {
+  /** The attributes object it was encoded from: a resource whose attributes changed is encoded again. */
+  attributes: Attributes;
+  bytes: Buffer;
+  tail: string;
+}
+
+const resourceHeads = new WeakMap<Resource, ResourceHead>();
+
+function resourceHead(resource: Resource): ResourceHead {
+  const attrs = resource.attributes;
+  let head = resourceHeads.get(resource);
+  if (head?.attributes === attrs) return head;
+  const schemaUrl = resource.schemaUrl ? `,"schemaUrl":${quote(resource.schemaUrl)}` : '';
+  head = { attributes: attrs, bytes: Buffer.from(`{"resource":{"attributes":${attributes(attrs)},"droppedAttributesCount":0${schemaUrl}},"scopeSpans":[`), tail: `]${schemaUrl}}` };
+  // Attributes still waiting for an asynchronous detector are not final: encoded each time until they are.
+  if ((resource as { asyncAttributesPending?: boolean }).asyncAttributesPending !== true) resourceHeads.set(resource, head);
+  return head;
+}
+
+const scopeHeads = new WeakMap<InstrumentationScope, Buffer>();
+
+/** A scope's encoded opening, `{"scope":{…},"spans":[`, once per scope object. */
+function scopeHead(scope: InstrumentationScope): Buffer {
+  let head = scopeHeads.get(scope);
+  if (head) return head;
+  let text = `{"scope":{"name":${quote(scope.name)}${optional('version', scope.version)}`;
+  const scopeAttributes = (scope as { attributes?: Attributes }).attributes;
+  if (scopeAttributes && Object.keys(scopeAttributes).length > 0) {
+    text += `,"attributes":${attributes(scopeAttributes)},"droppedAttributesCount":${number((scope as { droppedAttributesCount?: number }).droppedAttributesCount ?? 0)}`;
+  }
+  head = Buffer.from(`${text}},"spans":[`);
+  scopeHeads.set(scope, head);
+  return head;
 }
 
 function span(s: ReadableSpan): string {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { encodeOtlpJson } from '../encoding/otlp-json.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { encodeOtlpJsonBytes } from '../encoding/otlp-json.js';
 import { encodeOtlpProtobuf } from '../encoding/otlp-protobuf.js';
 import { publishSharedModules, shareBundledModules } from '../instrumentations/shared-modules.js';
 import { packageRoot } from '../package-root.js';
@@ -23,7 +23,7 @@ export interface OtlpHttpParts {
 }
 
 const FORMATS = {
-  'http/json': { contentType: 'application/json', encode: (spans: ReadableSpan[]) => Buffer.from(encodeOtlpJson(spans)), deserialize: 'deserializeJson' },
+  'http/json': { contentType: 'application/json', encode: encodeOtlpJsonBytes, deserialize: 'deserializeJson' },
   'http/protobuf': { contentType: 'application/x-protobuf', encode: encodeOtlpProtobuf, deserialize: 'deserializeProtobuf' },
 } as const;
 
@@ -32,7 +32,7 @@ const FORMATS = {
  * itself (@opentelemetry/otlp-exporter-base's HTTP export delegate: endpoint, headers, compression,
  * TLS, time-out and retries from the `OTEL_EXPORTER_OTLP_*` variables, the same component type for
  * its self-observability metrics), with the request bytes from the direct encoders
- * ({@link encodeOtlpJson}, {@link encodeOtlpProtobuf}) in place of otlp-transformer's serializers:
+ * ({@link encodeOtlpJsonBytes}, {@link encodeOtlpProtobuf}) in place of otlp-transformer's serializers:
  * the same bytes on the wire, without building request objects. Responses (partial success) are
  * parsed by otlp-transformer's own deserializers.
  * @throws when neither the build's bundle of those parts nor `exporterPackage` can be loaded

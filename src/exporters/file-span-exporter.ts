@@ -4,13 +4,27 @@ import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { logDebug, logWarn, warnOnce } from '../diag/logger.js';
-import { spansToOtlpJson } from './json-trace-serializer.js';
+import { ByteLine } from '../encoding/byte-line.js';
+import { monotonicMs } from '../provider/monotonic-clock.js';
+import { getPreloadState } from '../state.js';
+import { spansToOtlpJsonInto } from './json-trace-serializer.js';
 import { DEFAULT_SPANS_MAX_BYTES } from '../config/spans-dir.js';
-import { UnsafePathError, openPrivateFile, preparePrivateDir, sizeIfStillAt } from './private-file.js';
+import { UnsafePathError, fileStateAt, openPrivateFile, preparePrivateDir } from './private-file.js';
 import { SpanWriteError } from './span-write-error.js';
 
 /** Spans per JSON line: the unit of encoding a caller can schedule writing in (bench/encode.mjs; RESULTS.md, "Encoding in place"). */
 export const LINE_SPANS = 64;
+
+/** How often, at most, the file is checked for deletion or rotation (two stat calls), ms. */
+export const CHECK_INTERVAL_MS = 100;
+/**
+ * Lines closer together than this, ms, skip the check until {@link CHECK_INTERVAL_MS} has passed; the first line after
+ * a pause checks first, so an app that writes now and then sees a rotation at once, as with a check per line.
+ */
+const CLOSE_LINES_MS = 10;
+/** The lines kept for a rewrite since the last check, bytes, that make the next line check first (bounds the memory kept). */
+const MAX_KEPT_BYTES = 256 * 1024;
+const NEWLINE = 0x0a;
 
 /** Errors that make the default directory unusable for this user, as an unsafe one is: use the fallback. */
 const FALLBACK_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR']);
@@ -27,8 +41,8 @@ export interface FileSpanExporterOptions {
   /**
    * The size the file may reach, bytes (default 256 MiB, the default of `TRACEHOOK_SPANS_MAX_BYTES`, which the
    * default hook passes). A line that would take the file past it is not written: its spans fail the export,
-   * counted as lost. Worker threads append to the same file, each checking before its own line, so the file
-   * may pass the bound by at most one line per thread.
+   * counted as lost. Worker threads append to the same file, and each learns the others' lines at its next check
+   * of the file (at most 100 ms apart), so the file may pass the bound by what they wrote in that window.
    */
   maxBytes?: number;
 }
@@ -38,12 +52,15 @@ export interface FileSpanExporterOptions {
  * OTLP/JSON `ExportTraceServiceRequest` with hex trace and span ids, so the OpenTelemetry
  * Collector's `otlpjsonfile` receiver can replay the file into any backend.
  *
- * Each line (at most 64 spans) is one synchronous `write` to a file opened with `O_APPEND`, so worker
- * threads of the process append to the same file without interleaving; `export()` writes every line
- * before it calls back. On a shared machine the file is private: the directory is created 0700 and
+ * Each line (at most 64 spans) is encoded into a reused buffer and written with one synchronous `write` to a
+ * file opened with `O_APPEND`, so worker threads of the process append to the same file without
+ * interleaving; `export()` writes every line before it calls back. On a shared machine the file is private: the directory is created 0700 and
  * must be ours or root's and not writable by others unless sticky; the file is opened without
- * following symlinks, created 0600, and must be a regular file of ours with one link. A file that
- * was deleted or renamed away (rotated) is reopened at the next export.
+ * following symlinks, created 0600, and must be a regular file of ours with one link. Whether the file
+ * was deleted or renamed away (rotated) is checked (two stat calls) before a line that follows a pause of
+ * 10 ms, at most every 100 ms ({@link CHECK_INTERVAL_MS}) while lines follow closer, and at a flush,
+ * shutdown or exit; then it is reopened, and the lines written into a deleted file since the
+ * previous check are written again to the new one, so a deletion loses no span.
  *
  * A line is written whole or not at all: after a short write (disk full, file size limit) the file
  * is truncated back to the end of the last whole line. The file never grows past `maxBytes` (default
@@ -63,6 +80,14 @@ export class FileSpanExporter implements SpanExporter {
   readonly fileName: string;
   private readonly fallbackDir: string | undefined;
   private readonly maxBytes: number;
+  /** The file's size as last checked, plus what this exporter wrote since, bytes. */
+  private size = 0;
+  /** {@link monotonicMs} of the last check that the file is still at its path. */
+  private checkedAt = 0;
+  /** {@link monotonicMs} of the last line written. */
+  private wroteAt = 0;
+  /** The lines written since that check, kept to write again should the file turn out deleted. */
+  private readonly written = new ByteLine();
 
   /**
    * @param dir - the spans directory, created (0700) on the first export (the default hook's is
@@ -90,30 +115,65 @@ export class FileSpanExporter implements SpanExporter {
     let failed = 0;
     let firstError: Error | undefined;
     for (let i = 0; i < spans.length; i += LINE_SPANS) {
-      const line = spans.slice(i, i + LINE_SPANS);
+      const line = spans.length <= LINE_SPANS ? spans : spans.slice(i, i + LINE_SPANS);
       try {
-        this.writeLine(`${spansToOtlpJson(line)}\n`);
+        this.writeLine(line);
       } catch (err) {
         failed += line.length;
         firstError ??= err as Error;
         this.report(err as Error);
       }
     }
+    // Leaving the process or the thread (exit, a worker's flush before terminate()): no later check would come.
+    if (getPreloadState().synchronousExport) this.checkNow();
     resultCallback(firstError ? { code: ExportResultCode.FAILED, error: new SpanWriteError(failed, firstError) } : { code: ExportResultCode.SUCCESS });
   }
 
-  private writeLine(text: string): void {
-    const { fd, size } = this.file();
-    if (this.cutLine) text = `\n${text}`;
-    const length = Buffer.byteLength(text);
-    if (size + length > this.maxBytes) {
+  /** Encodes `spans` as one line after the lines written since the last check, and writes it with one `write`. */
+  private writeLine(spans: ReadableSpan[]): void {
+    let fd = this.file();
+    const out = this.written;
+    const start = out.length;
+    try {
+      if (this.cutLine) out.byte(NEWLINE);
+      spansToOtlpJsonInto(spans, out);
+      out.byte(NEWLINE);
+    } catch (err) {
+      out.length = start;
+      throw err;
+    }
+    const length = out.length - start;
+    if (this.size + length > this.maxBytes) {
+      // Rotated or deleted since the last check, the file may have room again: look now rather than refuse the line.
+      this.checkedAt = -Infinity;
+      try {
+        fd = this.file(length);
+      } catch (err) {
+        out.length -= length;
+        throw err;
+      }
+    }
+    if (this.size + length > this.maxBytes) {
+      out.length -= length;
       throw Object.assign(new Error(`it reached its bound of ${this.maxBytes} bytes (TRACEHOOK_SPANS_MAX_BYTES); writing resumes once it is rotated or deleted`), {
         code: 'ERR_TRACEHOOK_SPANS_MAX_BYTES',
       });
     }
-    const written = writeSync(fd, text);
+    const begin = out.length - length;
+    let written: number;
+    try {
+      written = writeSync(fd, out.buffer, begin, length);
+    } catch (err) {
+      out.length = begin;
+      throw err;
+    }
     this.cutLine = false;
-    if (written === length) return;
+    if (written === length) {
+      this.size += length;
+      this.wroteAt = monotonicMs();
+      return;
+    }
+    out.length = begin;
     this.repair(fd, written);
     throw Object.assign(new Error(`short write, ${written} of ${length} bytes (disk full or file size limit)`), { code: 'ESHORTWRITE' });
   }
@@ -121,25 +181,70 @@ export class FileSpanExporter implements SpanExporter {
   /** Removes the cut line a short write left at the end of the file, or has the next line start anew. */
   private repair(fd: number, written: number): void {
     try {
-      ftruncateSync(fd, fstatSync(fd).size - written);
+      const size = fstatSync(fd).size - written;
+      ftruncateSync(fd, size);
+      this.size = size;
     } catch {
       this.cutLine = true;
+      this.size += written;
     }
   }
 
-  /** The open file and its size now, bytes: opened on first use, reopened when it was deleted or rotated away. */
-  private file(): { fd: number; size: number } {
+  /**
+   * The open file: opened on first use; checked before a line that follows a pause ({@link CLOSE_LINES_MS}), and
+   * while lines follow each other closely at most every {@link CHECK_INTERVAL_MS} (or once the lines kept since the
+   * last check reach {@link MAX_KEPT_BYTES}); reopened when it was deleted or rotated away.
+   * @param unwritten - bytes at the end of the kept lines not written yet (the line about to be): kept through a check
+   */
+  private file(unwritten = 0): number {
     if (this.closed) throw new Error('FileSpanExporter is shut down');
     if (this.refused) throw this.refused;
-    if (this.fd !== undefined) {
-      const size = sizeIfStillAt(this.fd, this.path);
-      if (size !== undefined) return { fd: this.fd, size };
-      logDebug('span-file', `${this.path} was deleted or moved: reopening it`);
-      this.close();
-    }
+    const now = monotonicMs();
+    const due = now - this.checkedAt >= CHECK_INTERVAL_MS || now - this.wroteAt >= CLOSE_LINES_MS || this.written.length - unwritten >= MAX_KEPT_BYTES;
+    if (this.fd === undefined || due) this.checkNow(unwritten);
+    if (this.fd !== undefined) return this.fd;
     const opened = this.open();
     this.fd = opened.fd;
-    return opened;
+    this.size = opened.size;
+    this.checkedAt = monotonicMs();
+    return opened.fd;
+  }
+
+  /**
+   * Checks that the file is still at its path. Deleted: the lines written since the last check are gone
+   * with it, so they are written again to a new file. Renamed away (rotated): they are in the renamed file; later
+   * lines go to a new one. Either way the kept lines are let go.
+   */
+  private checkNow(unwritten = 0): void {
+    this.checkedAt = monotonicMs();
+    if (this.fd === undefined) return;
+    const state = fileStateAt(this.fd, this.path);
+    const kept = this.written.length - unwritten;
+    if (typeof state === 'object') {
+      // Worker threads append to the same file: their lines count towards the bound too.
+      this.size = state.size;
+    } else {
+      logDebug('span-file', `${this.path} was ${state === 'deleted' ? 'deleted' : 'moved'}: reopening it`);
+      this.close();
+      if (state === 'deleted' && kept > 0) this.rewriteKept(kept);
+    }
+    this.written.drop(kept);
+  }
+
+  /** Writes the lines kept since the last check to a new file (the one they went to was deleted). */
+  private rewriteKept(kept: number): void {
+    const out = this.written;
+    try {
+      const opened = this.open();
+      this.fd = opened.fd;
+      this.size = opened.size;
+      const written = writeSync(opened.fd, out.buffer, 0, kept);
+      this.size += written;
+      if (written !== kept) this.repair(opened.fd, written);
+      this.cutLine = false;
+    } catch (err) {
+      this.report(err as Error);
+    }
   }
 
   /**
@@ -170,12 +275,15 @@ export class FileSpanExporter implements SpanExporter {
     warnOnce('span-file', `write:${code}:${this.activeDir}`, `${what}; those spans are dropped and counted`);
   }
 
+  /** Checks the file at once (see {@link FileSpanExporter}): lines written just before it was deleted are written again. */
   forceFlush(): Promise<void> {
+    if (!this.closed) this.checkNow();
     return Promise.resolve();
   }
 
-  /** Closes the file; later exports fail. */
+  /** Checks the file as {@link forceFlush} does, then closes it; later exports fail. */
   shutdown(): Promise<void> {
+    if (!this.closed) this.checkNow();
     this.close();
     this.closed = true;
     return Promise.resolve();

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { getConfig } from '../config/current.js';
-import { encodeOtlpJson } from '../encoding/otlp-json.js';
+import type { ByteLine } from '../encoding/byte-line.js';
+import { encodeOtlpJson, encodeOtlpJsonInto } from '../encoding/otlp-json.js';
 import { packageRoot } from '../package-root.js';
 
 type Transformer = typeof import('@opentelemetry/otlp-transformer');
@@ -26,6 +27,12 @@ let toJson: ((spans: ReadableSpan[]) => string) | undefined;
  */
 export function spansToOtlpJson(spans: ReadableSpan[]): string {
   return (toJson ??= getConfig().otlpEncoder === 'stock' ? stockSpansToOtlpJson : encodeOtlpJson)(spans);
+}
+
+/** {@link spansToOtlpJson}'s request appended to `line` as UTF-8 (the direct encoder writes it in place). */
+export function spansToOtlpJsonInto(spans: ReadableSpan[], line: ByteLine): void {
+  if (getConfig().otlpEncoder === 'stock') line.text(stockSpansToOtlpJson(spans));
+  else encodeOtlpJsonInto(spans, line);
 }
 
 /** otlp-transformer's JSON serializer, as `TRACEHOOK_OTLP_ENCODER=stock` selects. */

@@ -114,16 +114,22 @@ function isSymlink(path: string): boolean {
 }
 
 /**
- * The size of `fd`, bytes, while it is still the file at `path`: not deleted (nlink 0), not renamed away
- * (rotated), not replaced; else undefined. Two stat calls, cheap enough for every export.
+ * Where the file open as `fd` stands against `path`: still the file there (with its size now, bytes),
+ * `deleted` (no link left: what was written to it is gone), or `moved` (renamed away, rotated, or
+ * replaced: what was written to it is in the renamed file). Two stat calls.
  */
-export function sizeIfStillAt(fd: number, path: string): number | undefined {
+export function fileStateAt(fd: number, path: string): { size: number } | 'deleted' | 'moved' {
+  let open: Stats;
   try {
-    const open = fstatSync(fd);
-    if (open.nlink === 0) return undefined;
-    const now = lstatSync(path);
-    return now.ino === open.ino && now.dev === open.dev ? open.size : undefined;
+    open = fstatSync(fd);
   } catch {
-    return undefined;
+    return 'moved';
+  }
+  if (open.nlink === 0) return 'deleted';
+  try {
+    const now = lstatSync(path);
+    return now.ino === open.ino && now.dev === open.dev ? { size: open.size } : 'moved';
+  } catch {
+    return 'moved';
   }
 }

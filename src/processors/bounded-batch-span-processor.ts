@@ -41,7 +41,7 @@ export interface BoundedBatchOptions extends Partial<SpanQueueConfig> {
 }
 
 /** {@link BoundedBatchOptions} with the defaults and the deprecated names resolved. */
-type ResolvedBatchOptions = SpanQueueConfig & Pick<BoundedBatchOptions, 'destination' | 'maxConcurrentExports'>;
+type ResolvedBatchOptions = SpanQueueConfig & { scheduledDelayMillis: number } & Pick<BoundedBatchOptions, 'destination' | 'maxConcurrentExports'>;
 
 function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
   return {
@@ -55,10 +55,12 @@ function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
   };
 }
 
-/** The shortest time a drain may take when behind, ms, so the writer always makes progress. */
-const MIN_SLICE_MS = 1;
-/** The longest, ms: the bound on the stall one drain adds to a request waiting behind it. */
-const MAX_SLICE_MS = 50;
+/**
+ * The time one turn of the event loop may spend exporting, ms (issue 30): the drain goes on in the next turn
+ * (`setImmediate`), so a request never waits behind more than this, whatever the load. One batch is exported
+ * at least, so a slice is this plus at most one batch (a 64-span line is ≈ 0.1–0.4 ms).
+ */
+const SLICE_MS = 1;
 /** The longest once the queue holds half its byte bound: losing spans is then the nearer harm. */
 const MAX_SLICE_UNDER_PRESSURE_MS = 200;
 
@@ -70,11 +72,10 @@ const MAX_SLICE_UNDER_PRESSURE_MS = 200;
  *
  * Export starts when `maxExportBatchSize` spans are queued (or half the byte bound) or
  * `scheduledDelayMillis` after the first queued span, as the specification's Batch Span Processor does. An exporter that finishes
- * synchronously (span files) is fed batch after batch in one turn of the event loop for as long as
- * the rest of that turn took (1–50 ms): behind a burst it gets up to half the CPU, so it keeps up
- * with a loop that makes spans as fast as it can, and never stalls a request longer than the turn
- * before it. Once the queue holds half its bound, a turn may write for twice that (up to 200 ms):
- * near the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter
+ * synchronously (span files) is fed batch after batch for up to 1 ms of one turn of the event loop, then
+ * in the next turn, and so on: no request waits behind more than 1 ms of export. Only once the queue
+ * holds half its bound may a turn write for twice the time since the previous one (up to 200 ms): near
+ * the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter
  * (OTLP) gets one batch at a time, as with the stock processor, and while it succeeds up to
  * `maxConcurrentExports` full batches at once.
  *
@@ -152,15 +153,28 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     if (stats.queuedBytes > stats.queuedBytesPeak) stats.queuedBytesPeak = stats.queuedBytes;
     if (getPreloadState().synchronousExport) this.drain(true);
     else if (count + 1 >= this.options.maxExportBatchSize || this.queuedBytes * 2 >= this.options.maxQueueBytes) this.scheduleDrain();
-    else this.timer ??= setTimeout(() => this.drain(true), this.options.scheduledDelayMillis).unref();
+    else this.timer ??= setTimeout(() => this.drain(false), this.options.scheduledDelayMillis).unref();
   }
 
-  /** Exports everything queued now; resolves when those exports have finished. Never rejects. */
+  /** Exports everything queued now (at exit, then flushes the exporter too); resolves when those exports have finished. Never rejects. */
   forceFlush(): Promise<void> {
-    if (this.queue.length === this.head && this.exporting === 0) return Promise.resolve();
-    const done = new Promise<void>((resolve) => this.flushWaiters.push(resolve));
-    this.drain(true);
+    let done = Promise.resolve();
+    if (this.queue.length > this.head || this.exporting > 0) {
+      done = new Promise<void>((resolve) => this.flushWaiters.push(resolve));
+      this.drain(true);
+    }
+    // At exit, or a worker's flush before it stops: no later turn comes, so the exporter's own flush now (span files
+    // check their file there: lines written into it since its last check are written again if it was deleted).
+    if (getPreloadState().synchronousExport) this.flushExporter();
     return done;
+  }
+
+  private flushExporter(): void {
+    try {
+      void this.exporter.forceFlush?.().catch(() => undefined);
+    } catch {
+      // An exporter whose flush throws loses nothing more than it would have.
+    }
   }
 
   /** Flushes, then shuts the exporter down; spans ending later are dropped and counted. */
@@ -195,7 +209,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     const start = monotonicMs();
     const gap = start - this.lastSliceEnd;
     const pressure = this.queuedBytes * 2 >= this.options.maxQueueBytes;
-    const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(MIN_SLICE_MS, 2 * gap)) : Math.min(MAX_SLICE_MS, Math.max(MIN_SLICE_MS, gap));
+    const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(SLICE_MS, 2 * gap)) : SLICE_MS;
     const sync = getPreloadState().synchronousExport === true;
     while (this.queue.length > this.head && (sync || this.mayStartExport(all))) {
       this.exportBatch();

@@ -3,6 +3,7 @@ import { ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tra
 import { ConfigError } from '../config/config-error.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { redactUrl } from '../config/otlp.js';
+import { SPAN_FILES_SCHEDULE_DELAY_MS } from '../config/span-queue.js';
 import { FileSpanExporter, LINE_SPANS } from '../exporters/file-span-exporter.js';
 import { importFunction, requireFunction } from '../startup-hook/import-path.js';
 import { BoundedBatchSpanProcessor } from './bounded-batch-span-processor.js';
@@ -62,7 +63,8 @@ function checkedProcessors(value: string, result: unknown): SpanProcessor[] {
 /**
  * The span processors of the default hook, in this order of precedence: the exporter import path;
  * `OTEL_TRACES_EXPORTER` (`otlp`, `console`, `none`; an OTLP endpoint alone means `otlp`); else span
- * files under `TRACEHOOK_SPANS_DIR`. Span files and OTLP share one {@link BoundedBatchSpanProcessor}:
+ * files under `TRACEHOOK_SPANS_DIR` (written within {@link SPAN_FILES_SCHEDULE_DELAY_MS} of a span's end unless
+ * `OTEL_BSP_SCHEDULE_DELAY` says otherwise). Span files and OTLP share one {@link BoundedBatchSpanProcessor}:
  * one byte bound on queued spans (`TRACEHOOK_MAX_QUEUE_BYTES`) and one count of every loss by reason,
  * whatever the destination; `console` exports each span as it ends.
  * @param synchronous - see {@link spanProcessorsFromImportPath}
@@ -82,7 +84,8 @@ export function defaultSpanProcessors(config: TracehookConfig, synchronous = fal
     }
     default: {
       const exporter = new FileSpanExporter(config.spansDir, { fallbackDir: config.spansFallbackDir, maxBytes: config.spansMaxBytes });
-      return [new BoundedBatchSpanProcessor(exporter, { ...config.spanQueue, maxExportBatchSize: LINE_SPANS, destination: 'span files' })];
+      const scheduledDelayMillis = config.spanQueue.scheduledDelayMillis ?? SPAN_FILES_SCHEDULE_DELAY_MS;
+      return [new BoundedBatchSpanProcessor(exporter, { ...config.spanQueue, scheduledDelayMillis, maxExportBatchSize: LINE_SPANS, destination: 'span files' })];
     }
   }
 }

@@ -187,8 +187,8 @@ function envelopeOutgoing(port: PortLike, destination: string, secret: string): 
 
 /**
  * Has this worker thread's span files written {@link FLUSH_DELAY_MS} after the first span ended
- * since the last write (one line for all of them), and at once whenever a full line
- * ({@link LINE_SPANS}) is waiting. A worker may be stopped (`terminate()`) or parked by a pool in
+ * since the last write (one line for all of them), and in the next turn of the event loop whenever a
+ * full line ({@link LINE_SPANS}) is waiting (never inside the app's message handler that ended the span). A worker may be stopped (`terminate()`) or parked by a pool in
  * `Atomics.wait` before that: the flush hand-shake covers the first, the pool hooks the second.
  * Only for span files (a synchronous flush costs only the write). Writing each span as it ended
  * cost three syscalls per span (the write and the file's rotation check), more than a message.
@@ -241,6 +241,18 @@ export function flushSpansNow(): void {
   }
 }
 
+let flushImmediate = false;
+
+/** Has the waiting spans written in the next turn of the event loop (a full line is waiting). */
+function flushSoon(): void {
+  if (flushImmediate) return;
+  flushImmediate = true;
+  setImmediate(() => {
+    flushImmediate = false;
+    if (unflushed > 0) flushSpansNow();
+  }).unref();
+}
+
 function flushDelayed(): void {
   flushScheduled = false;
   if (unflushed > 0) flushSpansNow();
@@ -273,7 +285,8 @@ function watchEndedSpans(): boolean {
         const result = onEnd.call(this, span);
         if (unflushed++ === 0 && holding !== undefined) Atomics.store(holding.control, CONTROL.HOLDS, 1);
         if (delayedFlush) {
-          if (unflushed >= LINE_SPANS) flushSpansNow();
+          // Never inside the app's handler that ended the span: in a turn of its own, just after.
+          if (unflushed >= LINE_SPANS) flushSoon();
           else if (!flushScheduled) {
             flushScheduled = true;
             setTimeout(flushDelayed, FLUSH_DELAY_MS).unref();

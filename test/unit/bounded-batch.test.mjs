@@ -88,3 +88,28 @@ test('the deprecated option names maxQueueSpans, scheduledDelayMs, exportTimeout
   while (batches.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
   assert.deepEqual(batches, [1]);
 });
+
+// Issue 30: no turn of the event loop spends more than ≈ 1 ms on export, whatever is queued (it was up to 50 ms).
+test('a synchronous exporter is fed in slices of ≈ 1 ms of export per turn of the event loop, then the next turn', async () => {
+  const turns = [];
+  let current = 0;
+  const exporter = {
+    export(spans, done) {
+      if (current++ === 0) process.nextTick(() => (turns.push(current), (current = 0)));
+      // Each batch costs 0.4 ms of CPU, as a 64-span line of large spans does.
+      const until = performance.now() + 0.4;
+      while (performance.now() < until);
+      done({ code: 0 });
+    },
+    shutdown: () => Promise.resolve(),
+  };
+  const processor = new BoundedBatchSpanProcessor(exporter, { ...OPTIONS, scheduledDelayMillis: 60_000 });
+  const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('t');
+  // Long after the processor's last slice: a slice used to be as long as the time since then, up to 50 ms.
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  endSpans(tracer, 64 * 10);
+  while (turns.reduce((a, b) => a + b, 0) < 10) await new Promise((resolve) => setImmediate(resolve));
+  // 1 ms of batches of 0.4 ms: three at most (fewer when the machine preempts the thread).
+  assert.ok(Math.max(...turns) <= 3, `batches per turn: ${turns.join(', ')}`);
+  assert.ok(turns.length >= 4, `batches per turn: ${turns.join(', ')}`);
+});

@@ -39,7 +39,8 @@ test('defaults: an empty environment gives the documented defaults and no errors
   assert.deepEqual(c.otlpHeaders, {});
   assert.equal(c.spansDir, '/tmp/spans');
   assert.match(c.spansFallbackDir, /spans-/);
-  assert.deepEqual(c.spanQueue, { maxQueueBytes: 16 * 1024 * 1024, maxQueueSize: undefined, scheduledDelayMillis: 5000, maxExportBatchSize: 512, exportTimeoutMillis: 30000 });
+  // OTEL_BSP_SCHEDULE_DELAY unset: each destination's default (span files 500 ms, OTLP 5000 ms, as the SDK).
+  assert.deepEqual(c.spanQueue, { maxQueueBytes: 16 * 1024 * 1024, maxQueueSize: undefined, scheduledDelayMillis: undefined, maxExportBatchSize: 512, exportTimeoutMillis: 30000 });
   assert.equal(c.shutdownTimeoutMs, 400);
   assert.equal(c.startupHookTimeoutMs, 3000);
   assert.deepEqual(c.propagators, ['tracecontext', 'baggage']);
