@@ -46,8 +46,13 @@ export interface CriticalPath {
  * duration, across processes and threads (a worker's spans are children of the span that handed
  * work to it, like any other child).
  *
- * Jaeger UI's algorithm: children are first clipped to their parent's interval (a child that
- * outlives its parent counts only up to the parent's end; one wholly outside is left out). Then,
+ * Jaeger UI's algorithm, with one change for hand-offs: below the root, a span's interval is first
+ * extended to the latest end among its descendants, so a PRODUCER span that ended as soon as its
+ * message was posted leads into the worker's, child process's or pool's spans that did the work
+ * (Jaeger clips those away); the time between the hand-off and the consumer's first span is the
+ * PRODUCER's own on the path (the message in transit, a child process starting). Then children
+ * are clipped to their parent's interval (a child that outlives the root counts only up to the
+ * root's end; one wholly outside is left out). Then,
  * from the root's end walking back in time, at each span the last-finishing child that ends at or
  * before the current point is followed; the time between that child's end and the current point
  * is the span's own (a segment). When a span has no such child left, the time from its start to
@@ -69,6 +74,7 @@ export function criticalPath(spans: readonly TimedSpan[], rootId?: string): Crit
 
   // Clipped intervals and children sorted by clipped end, latest first, from the root down.
   const children = childrenOf(spans, byId);
+  const extended = extendedEnds(root, children);
   const clipped = new Map<string, { start: number; end: number }>();
   const sorted = new Map<string, TimedSpan[]>();
   const rootEnd = root.start + Math.max(0, root.dur);
@@ -80,9 +86,10 @@ export function criticalPath(spans: readonly TimedSpan[], rootId?: string): Crit
     const kept: TimedSpan[] = [];
     for (const child of children.get(span.id) ?? []) {
       if (clipped.has(child.id)) continue; // a cycle or a duplicate id
+      const childEnd = extended.get(child.id) ?? child.start + Math.max(0, child.dur);
       const start = Math.max(child.start, box.start);
-      const end = Math.min(child.start + Math.max(0, child.dur), box.end);
-      if (start > end || child.start > box.end || child.start + Math.max(0, child.dur) < box.start) continue;
+      const end = Math.min(childEnd, box.end);
+      if (start > end || childEnd < box.start) continue;
       clipped.set(child.id, { start, end });
       kept.push(child);
       stack.push(child);
@@ -161,6 +168,35 @@ export function selfTimes(spans: readonly TimedSpan[]): Map<string, number> {
     result.set(span.id, Math.max(0, end - start - covered));
   }
   return result;
+}
+
+/**
+ * The end of each span reachable from `root`, extended to the latest end below it: a hand-off span
+ * (a PRODUCER that ends once its message is posted) reaches to the end of the work it handed off.
+ * @returns span id → extended end (≥ its own end)
+ */
+export function extendedEnds(root: TimedSpan, children: Map<string, TimedSpan[]>): Map<string, number> {
+  const order: TimedSpan[] = [];
+  const seen = new Set<string>([root.id]);
+  const stack = [root];
+  while (stack.length > 0) {
+    const span = stack.pop() as TimedSpan;
+    order.push(span);
+    for (const child of children.get(span.id) ?? []) {
+      if (seen.has(child.id)) continue;
+      seen.add(child.id);
+      stack.push(child);
+    }
+  }
+  // Pre-order reversed: every child before its parent.
+  const ends = new Map<string, number>();
+  for (let i = order.length - 1; i >= 0; i--) {
+    const span = order[i];
+    let end = span.start + Math.max(0, span.dur);
+    for (const child of children.get(span.id) ?? []) end = Math.max(end, ends.get(child.id) ?? end);
+    ends.set(span.id, end);
+  }
+  return ends;
 }
 
 /** Children by parent id (spans whose parent is among `byId`, itself excluded), in input order. */

@@ -35,7 +35,20 @@ test('criticalPath: of parallel children only the last to finish counts; an earl
   assert.equal(r.onPath.get('p'), 2 + 2 + 20);
 });
 
-test('criticalPath: a child that outlives its parent counts up to the parent end; one wholly outside is left out', () => {
+test("criticalPath: a hand-off (a PRODUCER that ends at once) leads into the consumer that did the work; the wait is the PRODUCER's", () => {
+  const spans = [span('server', undefined, 0, 100), span('send', 'server', 10, 11), span('process', 'send', 30, 90), span('query', 'process', 40, 80), span('log', 'server', 12, 13)];
+  assert.deepEqual(path(spans), [
+    ['server', 0, 10],
+    ['send', 10, 30],
+    ['process', 30, 40],
+    ['query', 40, 80],
+    ['process', 80, 90],
+    ['server', 90, 100],
+  ]);
+  assert.equal(criticalPath(spans).selfTime.get('send'), 1, 'self time stays within the span itself');
+});
+
+test('criticalPath: a child that outlives the root counts up to the root end; one wholly outside is left out', () => {
   const spans = [span('p', undefined, 0, 50), span('late', 'p', 10, 120), span('after', 'p', 60, 70)];
   assert.deepEqual(path(spans), [
     ['p', 0, 10],
@@ -129,7 +142,15 @@ test('criticalPath (property): segments are ordered, non-overlapping, within the
         selfSum += self;
       }
       assert.ok(selfSum <= spans.reduce((n, s) => n + s.dur, 0));
-      for (const [id, onPath] of r.onPath) assert.ok(onPath <= spans.find((s) => s.id === id).dur);
+      // A segment lies within its span, extended to the latest end below it (see criticalPath).
+      const reach = (id) => {
+        const s = spans.find((x) => x.id === id);
+        return Math.max(s.start + s.dur, ...spans.filter((c) => c.parent === id && c.id !== id).map((c) => reach(c.id)));
+      };
+      for (const seg of r.segments) {
+        const s = spans.find((x) => x.id === seg.spanId);
+        assert.ok(seg.start >= Math.min(s.start, root.start) && seg.end <= reach(seg.spanId), `segment of ${seg.spanId} within its extent`);
+      }
     }),
     { numRuns: 500 },
   );
