@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { SpanIndex } from '../span-file/span-index';
 import type { SpanFileOptions } from '../span-file/span-files';
 import { buildLivePage, pageData, pageTrace } from './ui/page';
-import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
+import { argumentError, commandFail, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
 import type { ViewIO } from './view';
 import { escapeControlChars } from '../diag/control-chars';
 
@@ -154,10 +154,7 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
  * @returns the exit code: 0 after a signal (or help), 1 for a bad argument or a port in use
  */
 export async function runUi(argv: string[], io: ViewIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  const fail = (message: string): number => {
-    io.stderr.write(`tracehook ui: ${escapeControlChars(message)}\n`);
-    return 1;
-  };
+  const fail = commandFail('ui', io.stderr);
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { port: { type: 'string' }, ...READ_OPTIONS, help: { type: 'boolean', short: 'h' } } });

@@ -17,6 +17,7 @@ export const FILTER_OPTIONS = {
   until: { type: 'string' },
   trace: { type: 'string' },
   name: { type: 'string' },
+  where: { type: 'string', multiple: true },
 } as const;
 
 /** The help lines of the filter flags. */
@@ -27,7 +28,10 @@ export const FILTER_HELP = `Filters (a trace is shown when it matches all given)
   --since <t>            trace start at or after t: 2026-11-23T19:00:00Z, 2026-11-23, or 15m / 2h / 1d ago
   --until <t>            trace start at or before t (same forms)
   --trace <id>           trace id (32 hex chars), or the traces whose id starts with a shorter prefix
-  --name <glob>          a span whose name matches the glob (* any characters, ? one)`;
+  --name <glob>          a span whose name matches the glob (* any characters, ? one)
+  --where <term>         a span whose attribute or resource attribute matches: key=value (exact),
+                         key=prefix* (starts with), key (has it, or the text is in a name or value,
+                         any case); repeat for all of several (each by some span)`;
 
 /** parseArgs option specs shared by `view`, `ui` and `export`: which files are read. */
 export const READ_OPTIONS = { 'any-owner': { type: 'boolean' } } as const;
@@ -53,6 +57,7 @@ export interface FilterValues {
   until?: string;
   trace?: string;
   name?: string;
+  where?: string[];
 }
 
 /**
@@ -98,6 +103,7 @@ export function describeFilter(values: FilterValues): string {
   for (const flag of ['min-duration', 'since', 'until', 'trace', 'name'] as const) {
     if (values[flag] !== undefined) parts.push(`--${flag} ${values[flag]}`);
   }
+  for (const term of values.where ?? []) parts.push(`--where ${term}`);
   return parts.join(' ');
 }
 
@@ -132,6 +138,14 @@ export async function firstMissing(paths: readonly string[]): Promise<string | u
     }
   }
   return undefined;
+}
+
+/** For `tracehook <command>`: prints `tracehook <command>: <message>` (control characters escaped) on `stderr`, returns the exit code 1. */
+export function commandFail(command: string, stderr: { write(text: string): unknown }): (message: string) => number {
+  return (message) => {
+    stderr.write(`tracehook ${command}: ${escapeControlChars(message)}\n`);
+    return 1;
+  };
 }
 
 /** parseArgs' message cut to its first sentence (the rest is advice about "--"), with a pointer to help. */

@@ -39,7 +39,10 @@ export function decodeSpanLine(line: string, file = '', options: DecodeOptions =
 
 /** What {@link decodeSpanLine} may leave out. */
 export interface DecodeOptions {
-  /** Leave span attributes and events empty (`{}`, `[]`): an index that only lists traces needs neither. */
+  /**
+   * Leave span events empty and keep only the attributes a trace list names a request by
+   * ({@link LABEL_ATTRIBUTE_KEYS}): an index that only lists traces needs no more.
+   */
   skipAttributesAndEvents?: boolean;
 }
 
@@ -171,7 +174,7 @@ function decodeSpan(raw: RawObject, resource: DecodedSpan['resource'], scope: De
     startTimeUnixNano,
     endTimeUnixNano,
     durationMs: Number(endTimeUnixNano - startTimeUnixNano) / 1e6,
-    attributes: light ? {} : toAttributes(raw.attributes),
+    attributes: toAttributes(light ? labelKeyValues(raw.attributes) : raw.attributes),
     events: light ? [] : arrayOrEmpty(raw.events).map((e) => decodeEvent(e, startTimeUnixNano)),
     links: arrayOrEmpty(raw.links).map(decodeLink),
     status: decodeStatus(raw.status as RawObject),
@@ -179,6 +182,14 @@ function decodeSpan(raw: RawObject, resource: DecodedSpan['resource'], scope: De
     scope,
     file,
   };
+}
+
+/** The attributes a light decode keeps (see {@link DecodeOptions.skipAttributesAndEvents}): what span-label.ts' `requestTarget` reads. */
+export const LABEL_ATTRIBUTE_KEYS: ReadonlySet<string> = new Set(['http.route', 'url.path', 'http.target', 'url.full', 'http.url']);
+
+// The KeyValue entries of LABEL_ATTRIBUTE_KEYS, before any value is unwrapped.
+function labelKeyValues(keyValues: unknown): unknown[] {
+  return Array.isArray(keyValues) ? keyValues.filter((kv) => LABEL_ATTRIBUTE_KEYS.has((kv as { key?: unknown } | null)?.key as string)) : [];
 }
 
 function decodeEvent(raw: RawObject, spanStart: bigint): DecodedEvent {

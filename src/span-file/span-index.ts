@@ -8,7 +8,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { decodeSpanLine, skipReason } from './decode';
 import { readLines, readLinesAt, tooLongReason } from './line-reader';
 import { findAllSpanFiles, openSpanFile, skippedFileReason, type SpanFileOptions } from './span-files';
-import { processLabel } from './span-label';
+import { processLabel, requestTarget } from './span-label';
 import type { FilterableTrace } from './trace-filter';
 import type { DecodedSpan, SkippedLine } from './types';
 
@@ -21,8 +21,11 @@ export interface TraceSummary extends FilterableTrace {
   spanCount: number;
   /** Distinct processes as `service[pid]` / `service[pid:tN]`, in order of first appearance. */
   processes: string[];
-  /** The earliest span without a parent, else the earliest span (its parent is upstream). */
-  root: { name: string; service: string; spanId: string; hasParent: boolean };
+  /**
+   * The earliest span without a parent, else the earliest span (its parent is upstream); `target`:
+   * its route or URL path (see {@link requestTarget}), when it has one.
+   */
+  root: { name: string; service: string; spanId: string; hasParent: boolean; target?: string };
   /** PRODUCER and CONSUMER spans: hand-offs into workers, child processes and pools. */
   messagingCount: number;
   /** Links on the trace's spans. */
@@ -289,7 +292,7 @@ export class SpanIndex {
           endTimeUnixNano: span.endTimeUnixNano,
           spanCount: 0,
           processes: [this.intern(processLabel(span))],
-          root: { name, service, spanId: span.spanId, hasParent: span.parentSpanId !== undefined },
+          root: rootOf(span, name, service),
           messagingCount: 0,
           linkCount: 0,
         },
@@ -313,7 +316,7 @@ export class SpanIndex {
     // A span without a parent beats one with; among equals, the earliest wins.
     const hasParent = span.parentSpanId !== undefined;
     if ((s.root.hasParent && !hasParent) || (s.root.hasParent === hasParent && span.startTimeUnixNano < entry.rootStart)) {
-      s.root = { name, service, spanId: span.spanId, hasParent };
+      s.root = rootOf(span, name, service);
       entry.rootStart = span.startTimeUnixNano;
     }
     for (const link of span.links) {
@@ -325,6 +328,11 @@ export class SpanIndex {
     }
     return entry;
   }
+}
+
+function rootOf(span: DecodedSpan, name: string, service: string): TraceSummary['root'] {
+  const target = requestTarget(span.attributes);
+  return { name, service, spanId: span.spanId, hasParent: span.parentSpanId !== undefined, ...(target === undefined ? {} : { target }) };
 }
 
 // A short list is searched; a long one gets a Set, so a trace of many distinct names stays linear.

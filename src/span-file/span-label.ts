@@ -37,6 +37,32 @@ export function spanDetail(span: DecodedSpan): string {
   return [method, target, status === undefined ? undefined : `→ ${status}`].filter((p) => p !== undefined).join(' ');
 }
 
+/**
+ * The request a span served, as a trace list names it: `http.route` (`/users/:id`), else the URL
+ * path (`url.path`, the old `http.target`, or the path of a client's `url.full` / `http.url`), its
+ * query left out; `undefined` when it has none.
+ */
+export function requestTarget(attributes: DecodedSpan['attributes']): string | undefined {
+  const route = attributes['http.route'];
+  if (typeof route === 'string' && route !== '') return route;
+  let path = attributes['url.path'] ?? attributes['http.target'];
+  if (typeof path !== 'string') {
+    const full = attributes['url.full'] ?? attributes['http.url'];
+    path = typeof full === 'string' ? /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^#]*)/i.exec(full)?.[1] : undefined;
+  }
+  if (typeof path !== 'string' || path === '') return undefined;
+  const query = path.indexOf('?');
+  return query < 0 ? path : path.slice(0, query) || undefined;
+}
+
+/**
+ * A trace's root as one line of a list: its name, with the request target added when the name does
+ * not already hold it (`GET /fork` for a plain node:http span named `GET`).
+ */
+export function rootLabel(root: { name: string; target?: string }): string {
+  return root.target !== undefined && !root.name.includes(root.target) ? `${root.name} ${root.target}` : root.name;
+}
+
 /** Milliseconds for display: two decimals under 1 ms, one decimal above. */
 export function formatMs(ms: number): string {
   return ms < 1 ? ms.toFixed(2) : ms.toFixed(1);
