@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { startUiServer } from '../dist/cli/ui-server.js';
-import { ROOT, spansDir } from './helpers/fixture.mjs';
+import { ROOT, spansDir, start } from './helpers/fixture.mjs';
 import { runViewFixture } from './helpers/view-fixture.mjs';
 
 let dir;
@@ -46,7 +46,7 @@ test('view --critical-path: self time on every span, ● on the path through the
   assert.ok(spanLines.length >= 12, out);
   for (const l of spanLines) assert.match(l, / {2}[● ] self [\d.]+ ms {2}/, l);
   const marked = (name, process) => spanLines.some((l) => l.includes(name) && l.includes('● self') && l.includes(process));
-  assert.ok(marked('child_process process', 'stock['), `the path crosses into the child process\n${out}`);
+  assert.ok(marked(' ', 'stock['), `the path crosses into the child process (service stock)\n${out}`);
   assert.ok(marked('worker process', ':t1]'), `the path crosses into the worker thread\n${out}`);
   assert.match(out, new RegExp(`critical path: ${duration.replace('.', '\\.')} ms through \\d+ spans`), 'the path covers the whole trace');
   assert.match(out, /^ {4}\s*[\d.]+ ms\s+[\d.]+%\s+child_process send\s+PRODUCER\s+shop\[\d+:t1\]/m, 'the hand-off into the child is listed with its time on the path');
@@ -115,6 +115,17 @@ test('view and ui read span files in directories below the one given (symlinks n
   mkdirSync(join(empty, 'x'));
   const none = await view([], empty);
   assert.match(none.stderr, /no span files \(\*\.jsonl\) in .* \(nor in directories up to 4 levels below\)/);
+
+  const ui = start(null, { command: ['bin/tracehook.mjs', 'ui', empty, '--port', '0'], timeoutMs: 20_000 });
+  await ui.ready(/on http:\/\/127\.0\.0\.1:\d+\//);
+  while (!ui.stderr.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 50));
+  ui.kill('SIGINT');
+  assert.equal((await ui.done).code, 0);
+  assert.match(
+    ui.stderr,
+    /^tracehook ui: no span files \(\*\.jsonl\) yet in .* \(nor in directories up to 4 levels below\): the page lists traces as they are written\n$/,
+    'ui says so, not only "0 of 0 traces"',
+  );
 
   const server = await startUiServer([parent], 0);
   t.after(() => server.close());

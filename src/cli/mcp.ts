@@ -1,7 +1,8 @@
 /**
  * `tracehook mcp [DIR|FILE...]`: a Model Context Protocol server over stdio, so a coding agent can
  * ask the span files which requests were slow or failed and why (the tools are in mcp-tools.ts).
- * Built on the official SDK (`@modelcontextprotocol/sdk`), loaded only when this command runs.
+ * Built on the official SDK (`@modelcontextprotocol/sdk`), bundled into dist/ at build time and
+ * loaded only when this command runs.
  *
  * Read-only and local: no network, no file written; stdout carries only the protocol (every note
  * goes to stderr). The span files are indexed once and re-read incrementally before each tool call
@@ -9,9 +10,11 @@
  *
  * @see https://modelcontextprotocol.io/specification (the protocol; stdio transport)
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TRACER_VERSION } from '../context/tracer';
 import { escapeControlChars, escapeControlCharsInJson } from '../diag/control-chars';
+import { packageRoot } from '../package-root';
 import { SpanIndex } from '../span-file/span-index';
 import { ToolArgumentError, TRACE_TOOLS } from './mcp-tools';
 import { argumentError, commandFail, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
@@ -55,9 +58,9 @@ export async function runMcp(argv: string[], io: ViewIO = { stdout: process.stdo
 
   let sdk;
   try {
-    sdk = await loadSdk();
+    sdk = loadSdk();
   } catch (err) {
-    return fail(`needs the package @modelcontextprotocol/sdk, which cannot be loaded (${(err as Error).message.split('\n')[0]}): npm install @modelcontextprotocol/sdk`);
+    return fail(`cannot load the MCP SDK bundled with tracehook (${(err as Error).message.split('\n')[0]}): run npm run build in a clone`);
   }
   const { Server, StdioServerTransport, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
   const index = new SpanIndex(paths, { anyOwner: parsed.values['any-owner'] === true });
@@ -107,12 +110,15 @@ function toolError(message: string) {
   return { isError: true, content: [{ type: 'text' as const, text: escapeControlChars(message) }] };
 }
 
-// The SDK, loaded only for this command (the other commands never pay for it).
-async function loadSdk() {
-  const [{ Server }, { StdioServerTransport }, { ListToolsRequestSchema, CallToolRequestSchema }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]);
-  return { Server, StdioServerTransport, ListToolsRequestSchema, CallToolRequestSchema };
+/** What dist/mcp-sdk.bundle.js exports (scripts/bundle-mcp-sdk.mjs): the SDK's own classes and schemas. */
+interface McpSdk {
+  Server: typeof import('@modelcontextprotocol/sdk/server/index.js').Server;
+  StdioServerTransport: typeof import('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport;
+  ListToolsRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').ListToolsRequestSchema;
+  CallToolRequestSchema: typeof import('@modelcontextprotocol/sdk/types.js').CallToolRequestSchema;
+}
+
+// The SDK, bundled at build time (it is a devDependency) and loaded only for this command.
+function loadSdk(): McpSdk {
+  return require(join(packageRoot(), 'dist', 'mcp-sdk.bundle.js')) as McpSdk;
 }
