@@ -7,7 +7,7 @@ import { cpSync, rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ROOT, run, spansDir } from './helpers/fixture.mjs';
+import { ROOT, run, spansDir, start } from './helpers/fixture.mjs';
 
 let dir;
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -119,7 +119,8 @@ test('mcp get_trace: a tree parent-first with depth, attribute values cut, at mo
   const cut = await call(client, 'get_trace', { trace_id: slow.trace_id, max_spans: 2 });
   assert.equal(cut.spans_shown, 2);
   assert.equal(cut.spans_omitted, 1);
-  assert.match((await call(client, 'get_trace', { trace_id: 'f' })).error ?? '', /^trace_id: (no trace id starts with f|\d+ trace ids start with f: give more of the id)$/);
+  assert.equal((await call(client, 'get_trace', { trace_id: '0'.repeat(32) })).error, `trace_id: no trace id starts with ${'0'.repeat(32)}`);
+  assert.equal((await call(client, 'get_trace', { trace_id: 'xyz' })).error, 'trace_id: expected a trace id (32 hex chars, or a prefix of one), got "xyz"');
 });
 
 test('mcp critical_path and compare_traces: where the slow request spent its time, and how it differs from the fast one', async (t) => {
@@ -127,7 +128,8 @@ test('mcp critical_path and compare_traces: where the slow request spent its tim
   const slow = await traceOf(client, '/users/slow');
   const fast = await traceOf(client, '/users/1');
   const path = await call(client, 'critical_path', { trace_id: slow.trace_id });
-  assert.ok(Math.abs(path.path_ms - slow.duration_ms) < 0.01, 'the path covers the trace (µs apart at most)');
+  // The path covers the root span: the trace at most (a span may end after the root), the 400 ms lookup at least.
+  assert.ok(path.path_ms <= slow.duration_ms + 0.01 && path.path_ms >= 390, JSON.stringify(path));
   const lookup = path.by_time_on_path.find((s) => s.name === 'lookup user');
   assert.ok(lookup.on_path_ms >= 390 && lookup.self_ms === lookup.on_path_ms, `the 400 ms lookup is on the path\n${JSON.stringify(path)}`);
   assert.ok(path.segments.length >= 3);
@@ -147,4 +149,37 @@ test('mcp re-reads the span files before each call: traces written after it star
   cpSync(dir, empty, { recursive: true });
   assert.equal((await call(client, 'list_traces')).matching, 4);
   assert.match(stderr(), /^tracehook mcp: serving .* on stdio\n$/);
+});
+
+test('mcp writes only JSON-RPC messages to stdout, and exits 0 when the client closes its stdin', async () => {
+  const server = start(null, { command: ['bin/tracehook.mjs', 'mcp', dir], timeoutMs: 20_000 });
+  const send = (message) => server.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  await server.ready(/"id":1/);
+  send({ method: 'notifications/initialized' });
+  send({ id: 2, method: 'tools/call', params: { name: 'failing_traces', arguments: { limit: 1 } } });
+  send({ id: 3, method: 'tools/call', params: { name: 'nope', arguments: {} } });
+  await server.ready(/"id":3/);
+  await server.ready(/"id":2/);
+  server.child.stdin.end();
+  const { code, stdout } = await server.done;
+  assert.equal(code, 0);
+  // Every line a JSON-RPC message; answers may come in any order.
+  const messages = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+    .sort((a, b) => a.id - b.id);
+  assert.deepEqual(
+    messages.map((m) => [m.jsonrpc, m.id]),
+    [
+      ['2.0', 1],
+      ['2.0', 2],
+      ['2.0', 3],
+    ],
+  );
+  assert.equal(messages[0].result.serverInfo.name, 'tracehook');
+  assert.equal(JSON.parse(messages[1].result.content[0].text).shown, 1);
+  assert.equal(messages[2].result.isError, true);
+  assert.match(messages[2].result.content[0].text, /^unknown tool "nope"; the tools are list_traces, /);
 });
