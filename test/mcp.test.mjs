@@ -3,8 +3,10 @@
 // node:http route that records a RangeError through the API), driven by the official SDK's own
 // client over stdio (StdioClientTransport spawning `tracehook mcp DIR`), as a coding agent does.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT, run, spansDir, start } from './helpers/fixture.mjs';
@@ -57,6 +59,8 @@ test('mcp lists its tools, all read-only, each with an input schema', async (t) 
     assert.ok(tool.description.length > 20, tool.name);
   }
   assert.match(client.getServerVersion().name, /^tracehook$/);
+  const { stdout: help } = await promisify(execFile)(process.execPath, ['bin/tracehook.mjs', 'mcp', '--help'], { cwd: ROOT });
+  for (const tool of tools) assert.ok(help.includes(tool.name), `tracehook mcp --help names ${tool.name}`);
 });
 
 test('mcp list_traces and slowest_traces: filters by route, service, errors, where; newest or longest first', async (t) => {

@@ -24,8 +24,8 @@ import type { ViewIO } from './view';
 export const MCP_HELP = `Usage: tracehook mcp [DIR|FILE...] [--any-owner]
 
 A Model Context Protocol server on stdin/stdout for coding agents: it answers questions about the
-traces in span files with the tools ${TRACE_TOOLS.map((t) => t.name).join(', ')}.
-Read-only; every answer is bounded (lists at most 100 traces, a trace at most 500 spans, strings cut
+traces in span files with the tools list_traces, slowest_traces, failing_traces, get_trace,
+critical_path and compare_traces. Read-only; every answer is bounded (lists at most 100 traces, a trace at most 500 spans, strings cut
 at 300 characters). The files are re-read (what was appended) before each call.
 
 ${PATHS_HELP}

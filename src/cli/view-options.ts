@@ -4,7 +4,7 @@
  */
 import { access } from 'node:fs/promises';
 import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
-import { defaultSpanDirs } from '../span-file/span-files';
+import { defaultSpanDirs, SPAN_DIR_MAX_DEPTH } from '../span-file/span-files';
 import { parseDurationMs, parseTimeMs, type TraceFilter } from '../span-file/trace-filter';
 import { escapeControlChars } from '../diag/control-chars';
 
@@ -39,7 +39,8 @@ export const READ_OPTIONS = { 'any-owner': { type: 'boolean' } } as const;
 /** The help lines of the DIR|FILE arguments and {@link READ_OPTIONS}, for `view`, `ui` and `export`. */
 export const PATHS_HELP = `Arguments:
   DIR|FILE               span files (*.jsonl, one OTLP/JSON request per line) or directories of
-                         them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR} (and the preload's
+                         them, searched ${SPAN_DIR_MAX_DEPTH} levels deep (symlinks to directories not followed);
+                         default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR} (and the preload's
                          fallback <tmpdir>/spans-<uid>, read alone when ${DEFAULT_SPANS_DIR} is another
                          user's or writable by others without the sticky bit)
   --any-owner            read files of other users too (default: only yours and root's)

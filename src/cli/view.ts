@@ -54,7 +54,7 @@ Output:
                          by service and name from the root down: the spans that grew or shrank,
                          largest change first, and those in one trace only
   -l, --list             one line per trace: start, trace id, duration, spans, status, root span
-                         (service), services
+                         with its route or URL path (service), services
   --sort <key>           time (oldest first, the default) or duration (longest first)
   --limit <n>            at most n traces (the first n in sort order)
   -v, --verbose          under each span: attributes, events (exceptions with their messages), links
