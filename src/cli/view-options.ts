@@ -149,6 +149,11 @@ export function commandFail(command: string, stderr: { write(text: string): unkn
   };
 }
 
+/** A count and its noun, singular for 1: `1 span`, `2 spans`. */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** parseArgs' message cut to its first sentence (the rest is advice about "--"), with a pointer to help. */
 export function argumentError(err: unknown, command: string): string {
   return `${(err as Error).message.split('. ')[0]} (see tracehook ${command} --help)`;

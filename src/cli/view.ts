@@ -21,7 +21,7 @@ import { buildTraces, columnWidths, renderTrace } from '../span-file/tree';
 import type { SkippedLine } from '../span-file/types';
 import { buildStaticPage } from './ui/page';
 import { criticalPathAnnotation, renderComparison, renderCriticalSummary } from './view-analysis';
-import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
+import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, firstMissing, PATHS_HELP, plural, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
 
 /** Where `runView` writes and which environment it reads; tests pass their own. */
 export interface ViewIO {
@@ -219,8 +219,8 @@ async function selectTraces(settings: ViewSettings, io: ViewIO, fail: Fail): Pro
     const onlyTrace = filter.tracePrefix !== undefined && Object.keys(filter).length === 1;
     return fail(
       onlyTrace
-        ? `--trace: no trace id starts with ${filter.tracePrefix} in ${paths.join(', ')} (${all.length} traces read)`
-        : `no trace matches ${describeFilter(values)} in ${paths.join(', ')} (${all.length} traces read)`,
+        ? `--trace: no trace id starts with ${filter.tracePrefix} in ${paths.join(', ')} (${plural(all.length, 'trace')} read)`
+        : `no trace matches ${describeFilter(values)} in ${paths.join(', ')} (${plural(all.length, 'trace')} read)`,
     );
   }
   return { index, selected };
@@ -291,7 +291,7 @@ async function writeTrees(io: ViewIO, index: SpanIndex, selected: TraceSummary[]
 /** --compare: the two traces named, span by span. @returns the exit code */
 async function writeComparison(io: ViewIO, index: SpanIndex, all: TraceSummary[], ids: [string, string], paint: Paint, fail: Fail): Promise<number> {
   const found = ids.map((id) => findTrace(all, id));
-  for (const [i, f] of found.entries()) if (typeof f === 'string') return fail(`--compare: trace ${'AB'[i]}: ${f} (${all.length} traces read)`);
+  for (const [i, f] of found.entries()) if (typeof f === 'string') return fail(`--compare: trace ${'AB'[i]}: ${f} (${plural(all.length, 'trace')} read)`);
   const [a, b] = found as TraceSummary[];
   const loaded = await index.loadSpans([a.traceId, b.traceId]);
   await write(io.stdout, renderComparison(a, b, compareDecoded(loaded.get(a.traceId) ?? [], loaded.get(b.traceId) ?? []), paint));
@@ -320,11 +320,6 @@ export function renderList(summaries: readonly TraceSummary[], paint: Paint = no
     })
     .join('\n')
     .concat('\n');
-}
-
-/** `1 span`, `2 spans`. */
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function byStart(a: TraceSummary, b: TraceSummary): number {

@@ -39,14 +39,16 @@ export const SPAN_DIRS_MAX = 10_000;
 /**
  * The span files a path stands for: a directory's `*.jsonl` entries that are regular files, and
  * with `maxDepth` > 0 those of its subdirectories down to that many levels below it (a symlink to
- * a directory is not followed; at most {@link SPAN_DIRS_MAX} directories), or a file itself (a
+ * a directory is not followed; at most `maxDirs` directories), or a file itself (a
  * symlink named here is followed: the caller chose it). Absolute paths, unsorted; a path that does
  * not exist gives nothing. Entries that are not regular files (a symlink, a FIFO, a directory named
  * `x.jsonl`), subdirectories that cannot be listed and the directories past the limit (one line) are
  * returned as skipped, never opened; deeper levels are not looked at.
+ * @param maxDepth - levels of subdirectories searched (0: the directory alone)
+ * @param maxDirs - most directories listed below `path`
  * @throws fs errors other than ENOENT on `path` itself (EACCES…)
  */
-export async function findSpanFiles(path: string, maxDepth = 0): Promise<{ files: string[]; skipped: SkippedFile[] }> {
+export async function findSpanFiles(path: string, maxDepth = 0, maxDirs = SPAN_DIRS_MAX): Promise<{ files: string[]; skipped: SkippedFile[] }> {
   const abs = resolve(path);
   let info;
   try {
@@ -78,10 +80,10 @@ export async function findSpanFiles(path: string, maxDepth = 0): Promise<{ files
         if (entry.isFile()) files.push(file);
         else skipped.push({ file, reason: notRegular(file, entry) });
       } else if (depth < maxDepth && entry.isDirectory()) {
-        if (queue.length <= SPAN_DIRS_MAX) queue.push({ dir: file, depth: depth + 1 });
+        if (queue.length <= maxDirs) queue.push({ dir: file, depth: depth + 1 });
         else if (!tooMany) {
           tooMany = true;
-          skipped.push({ file: abs, reason: `${abs}: more than ${SPAN_DIRS_MAX} directories below it; the rest not read (name a subdirectory to read it)` });
+          skipped.push({ file: abs, reason: `${abs}: more than ${maxDirs} directories below it; the rest not read (name a subdirectory to read it)` });
         }
       }
     }
