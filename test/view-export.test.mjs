@@ -184,7 +184,7 @@ test('tracehook export names the endpoint without its user, password or query va
 
   const sent = await exportCli([dir, '--endpoint', `http://user:passw0rd@127.0.0.1:${receiver.port}/?api_key=K3Y-VALUE`]);
   assert.equal(sent.code, 0, sent.stderr);
-  assert.equal(sent.stdout, `tracehook export: sent 1 spans from 1 span file in 1 request to http://REDACTED:REDACTED@127.0.0.1:${receiver.port}/v1/traces?api_key=REDACTED (http/json)\n`);
+  assert.equal(sent.stdout, `tracehook export: sent 1 span from 1 span file in 1 request to http://REDACTED:REDACTED@127.0.0.1:${receiver.port}/v1/traces?api_key=REDACTED (http/json)\n`);
   assert.equal(receiver.requests.length, 1);
   assert.equal(receiver.requests[0].url, '/v1/traces?api_key=K3Y-VALUE', 'the endpoint itself is used as given');
   assert.equal(receiver.requests[0].headers.authorization, `Basic ${Buffer.from('user:passw0rd').toString('base64')}`);

@@ -142,7 +142,7 @@ test('export: a symlink to /dev/zero named *.jsonl is not followed (the export e
   assert.equal(r.killed, false, 'tracehook export kept reading /dev/zero');
   assert.equal(r.code, 0, r.stderr);
   assert.equal(got.spans, 1);
-  assert.match(r.stdout, /^tracehook export: sent 1 spans from 1 span file in 1 request/);
+  assert.match(r.stdout, /^tracehook export: sent 1 span from 1 span file in 1 request/);
   assert.match(r.stderr, /^tracehook export: skipped 1 file:\n {2}\S*zero\.jsonl is a symlink \(not followed\)\n$/);
 });
 

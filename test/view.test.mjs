@@ -383,7 +383,7 @@ test('runView exits 1 with a message naming the argument when there is nothing t
   writeFileSync(join(dir, '1.jsonl'), `${frontAndDownstream().front}\n`);
   const other = io();
   assert.equal(await runView([dir, '--trace', 'abc'], other.io), 1);
-  assert.match(other.out.stderr, /--trace: no trace id starts with abc in .* \(1 traces read\)/);
+  assert.match(other.out.stderr, /--trace: no trace id starts with abc in .* \(1 trace read\)/);
 });
 
 test('runView --help prints usage and exits 0', async () => {

@@ -14,7 +14,7 @@ import { escapeControlChars as printable } from '../diag/control-chars';
 import { readSpanFileLines } from '../span-file/line-reader';
 import { findAllSpanFiles, skippedFileReason } from '../span-file/span-files';
 import { ExportSender, PROTOCOLS, type ExportTarget, type Protocol } from './export-sender';
-import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
+import { argumentError, firstMissing, PATHS_HELP, plural, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
 import type { ViewIO } from './view';
 
 /** Batches are cut at this many spans (default) or 4 MiB of OTLP/JSON, whichever first. */
@@ -65,7 +65,7 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
   const sender = new ExportSender(settings);
   const error = await sendFiles(files, skippedFiles, sender, settings.anyOwner);
   if (error) {
-    await say(io.stderr, `${error} (${sender.sent} spans were sent before it; stopping)`);
+    await say(io.stderr, `${error} (${plural(sender.sent, 'span')} ${sender.sent === 1 ? 'was' : 'were'} sent before it; stopping)`);
     return 1;
   }
 
@@ -77,7 +77,7 @@ export async function runExport(argv: string[], io: ViewIO = { stdout: process.s
     await say(io.stderr, `no spans in ${read} span file${read === 1 ? '' : 's'} under ${paths.join(', ')}${skippedNote}`);
     return 1;
   }
-  await say(io.stdout, `sent ${sent} spans from ${read} span file${read === 1 ? '' : 's'} in ${requests} request${requests === 1 ? '' : 's'} to ${shown} (${protocol})${skippedNote}`);
+  await say(io.stdout, `sent ${plural(sent, 'span')} from ${plural(read, 'span file')} in ${plural(requests, 'request')} to ${shown} (${protocol})${skippedNote}`);
   return 0;
 }
 

@@ -1,5 +1,6 @@
 import { TRACER_VERSION } from '../context/tracer.js';
 import { runExport } from './export.js';
+import { runMcp } from './mcp.js';
 import { runCommand } from './run.js';
 import { runUi } from './ui-server.js';
 import { runView } from './view.js';
@@ -13,6 +14,8 @@ Commands:
   ui [DIR|FILE...]                 serve the trace page on 127.0.0.1 (tracehook ui --help)
   export [DIR|FILE...] --endpoint URL
                                    send span files to an OTLP/HTTP endpoint (tracehook export --help)
+  mcp [DIR|FILE...]                a Model Context Protocol server on stdio for coding agents:
+                                   traces, failures, critical paths, comparisons (tracehook mcp --help)
 
 The preload alone: node --import @tracehook/register app.js`;
 
@@ -28,6 +31,8 @@ export async function main(argv: string[]): Promise<number> {
       return runUi(rest);
     case 'export':
       return runExport(rest);
+    case 'mcp':
+      return runMcp(rest);
     case '--version':
       process.stdout.write(`${TRACER_VERSION}\n`);
       return 0;

@@ -15,9 +15,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { SpanIndex } from '../span-file/span-index';
-import type { SpanFileOptions } from '../span-file/span-files';
+import { findAllSpanFiles, SPAN_DIR_MAX_DEPTH, type SpanFileOptions } from '../span-file/span-files';
 import { buildLivePage, pageData, pageTrace } from './ui/page';
-import { argumentError, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
+import { argumentError, commandFail, firstMissing, PATHS_HELP, READ_OPTIONS, spanPaths } from './view-options';
 import type { ViewIO } from './view';
 import { escapeControlChars } from '../diag/control-chars';
 import { parseSpanQuery, traceMatchesQueries, type SpanQuery } from '../span-file/span-search';
@@ -175,10 +175,7 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
  * @returns the exit code: 0 after a signal (or help), 1 for a bad argument or a port in use
  */
 export async function runUi(argv: string[], io: ViewIO = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  const fail = (message: string): number => {
-    io.stderr.write(`tracehook ui: ${escapeControlChars(message)}\n`);
-    return 1;
-  };
+  const fail = commandFail('ui', io.stderr);
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { port: { type: 'string' }, ...READ_OPTIONS, help: { type: 'boolean', short: 'h' } } });
@@ -207,6 +204,11 @@ export async function runUi(argv: string[], io: ViewIO = { stdout: process.stdou
     return fail(code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is in use (choose another with --port)` : `cannot listen on 127.0.0.1:${port}: ${(err as Error).message}`);
   }
   io.stdout.write(`tracehook ui: ${escapeControlChars(paths.join(', '))} on ${server.url} (Ctrl-C to stop)\n`);
+  if ((await findAllSpanFiles(paths)).files.length === 0) {
+    io.stderr.write(
+      `tracehook ui: no span files (*.jsonl) yet in ${escapeControlChars(paths.join(', '))} (nor in directories up to ${SPAN_DIR_MAX_DEPTH} levels below): the page lists traces as they are written\n`,
+    );
+  }
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

@@ -4,7 +4,7 @@
  */
 import { access } from 'node:fs/promises';
 import { DEFAULT_SPANS_DIR } from '../config/spans-dir';
-import { defaultSpanDirs } from '../span-file/span-files';
+import { defaultSpanDirs, SPAN_DIR_MAX_DEPTH } from '../span-file/span-files';
 import { parseDurationMs, parseTimeMs, type TraceFilter } from '../span-file/trace-filter';
 import { escapeControlChars } from '../diag/control-chars';
 
@@ -17,6 +17,7 @@ export const FILTER_OPTIONS = {
   until: { type: 'string' },
   trace: { type: 'string' },
   name: { type: 'string' },
+  where: { type: 'string', multiple: true },
 } as const;
 
 /** The help lines of the filter flags. */
@@ -27,7 +28,10 @@ export const FILTER_HELP = `Filters (a trace is shown when it matches all given)
   --since <t>            trace start at or after t: 2026-11-23T19:00:00Z, 2026-11-23, or 15m / 2h / 1d ago
   --until <t>            trace start at or before t (same forms)
   --trace <id>           trace id (32 hex chars), or the traces whose id starts with a shorter prefix
-  --name <glob>          a span whose name matches the glob (* any characters, ? one)`;
+  --name <glob>          a span whose name matches the glob (* any characters, ? one)
+  --where <term>         a span whose attribute or resource attribute matches: key=value (exact),
+                         key=prefix* (starts with), key (has it, or the text is in a name or value,
+                         any case); repeat for all of several (each by some span)`;
 
 /** parseArgs option specs shared by `view`, `ui` and `export`: which files are read. */
 export const READ_OPTIONS = { 'any-owner': { type: 'boolean' } } as const;
@@ -35,7 +39,8 @@ export const READ_OPTIONS = { 'any-owner': { type: 'boolean' } } as const;
 /** The help lines of the DIR|FILE arguments and {@link READ_OPTIONS}, for `view`, `ui` and `export`. */
 export const PATHS_HELP = `Arguments:
   DIR|FILE               span files (*.jsonl, one OTLP/JSON request per line) or directories of
-                         them; default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR} (and the preload's
+                         them, searched ${SPAN_DIR_MAX_DEPTH} levels deep (symlinks to directories not followed);
+                         default: $TRACEHOOK_SPANS_DIR, else ${DEFAULT_SPANS_DIR} (and the preload's
                          fallback <tmpdir>/spans-<uid>, read alone when ${DEFAULT_SPANS_DIR} is another
                          user's or writable by others without the sticky bit)
   --any-owner            read files of other users too (default: only yours and root's)
@@ -53,6 +58,7 @@ export interface FilterValues {
   until?: string;
   trace?: string;
   name?: string;
+  where?: string[];
 }
 
 /**
@@ -98,6 +104,7 @@ export function describeFilter(values: FilterValues): string {
   for (const flag of ['min-duration', 'since', 'until', 'trace', 'name'] as const) {
     if (values[flag] !== undefined) parts.push(`--${flag} ${values[flag]}`);
   }
+  for (const term of values.where ?? []) parts.push(`--where ${term}`);
   return parts.join(' ');
 }
 
@@ -132,6 +139,19 @@ export async function firstMissing(paths: readonly string[]): Promise<string | u
     }
   }
   return undefined;
+}
+
+/** For `tracehook <command>`: prints `tracehook <command>: <message>` (control characters escaped) on `stderr`, returns the exit code 1. */
+export function commandFail(command: string, stderr: { write(text: string): unknown }): (message: string) => number {
+  return (message) => {
+    stderr.write(`tracehook ${command}: ${escapeControlChars(message)}\n`);
+    return 1;
+  };
+}
+
+/** A count and its noun, singular for 1: `1 span`, `2 spans`. */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** parseArgs' message cut to its first sentence (the rest is advice about "--"), with a pointer to help. */

@@ -12,12 +12,16 @@ import { escapeControlChars as printable, escapeControlCharsInJson } from '../di
 import { filterRequestLine } from '../span-file/otlp-filter';
 import { ansiPaint, colorEnabled, noPaint, paintCell, type Paint } from '../span-file/paint';
 import { SpanIndex, type TraceSummary } from '../span-file/span-index';
-import { formatMs } from '../span-file/span-label';
+import { SPAN_DIR_MAX_DEPTH } from '../span-file/span-files';
+import { formatMs, rootLabel } from '../span-file/span-label';
+import type { SpanQuery } from '../span-file/span-search';
+import { chunksOfSpans, compareDecoded, filterByQueries, findTrace, parseQueries, traceCriticalPath } from '../span-file/trace-analysis';
 import { matchesTraceFilter, type TraceFilter } from '../span-file/trace-filter';
 import { buildTraces, columnWidths, renderTrace } from '../span-file/tree';
 import type { SkippedLine } from '../span-file/types';
 import { buildStaticPage } from './ui/page';
-import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, firstMissing, PATHS_HELP, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
+import { criticalPathAnnotation, renderComparison, renderCriticalSummary } from './view-analysis';
+import { argumentError, describeFilter, FILTER_HELP, FILTER_OPTIONS, filterFromValues, firstMissing, PATHS_HELP, plural, READ_OPTIONS, skippedFilesNote, spanPaths } from './view-options';
 
 /** Where `runView` writes and which environment it reads; tests pass their own. */
 export interface ViewIO {
@@ -30,7 +34,8 @@ export interface ViewIO {
 const TREE_CHUNK_SPANS = 20_000;
 
 /** The text `tracehook view --help` prints. */
-export const VIEW_HELP = `Usage: tracehook view [DIR|FILE...] [filters] [--list] [--verbose] [--json] [--html FILE]
+export const VIEW_HELP = `Usage: tracehook view [DIR|FILE...] [filters] [--list] [--verbose] [--json] [--html FILE] [--critical-path]
+       tracehook view [DIR|FILE...] --compare TRACE_A TRACE_B
 
 Prints the traces found in span files as indented trees: one line per span with its start
 offset, name, kind, duration, status, process (service[pid], service[pid:tN] for worker thread N)
@@ -41,8 +46,15 @@ ${PATHS_HELP}
 ${FILTER_HELP}
 
 Output:
+  --critical-path        on each tree, every span's self time (its duration minus the time in its
+                         children) and ● on the spans of the critical path: the chain that decided
+                         the trace's duration, across processes and threads; under the tree, the
+                         spans the path spent most time in
+  --compare <A> <B>      compare two traces (ids, or unique prefixes of them) span by span, matched
+                         by service and name from the root down: the spans that grew or shrank,
+                         largest change first, and those in one trace only
   -l, --list             one line per trace: start, trace id, duration, spans, status, root span
-                         (service), services
+                         with its route or URL path (service), services
   --sort <key>           time (oldest first, the default) or duration (longest first)
   --limit <n>            at most n traces (the first n in sort order)
   -v, --verbose          under each span: attributes, events (exceptions with their messages), links
@@ -73,10 +85,11 @@ export async function runView(argv: string[], io: ViewIO = defaultIO()): Promise
   const { values } = settings;
 
   const paint = colorEnabled(io.stdout, io.env) ? ansiPaint : noPaint;
+  if (values.compare) return writeComparison(io, index, selected, values.compare as [string, string], paint, fail);
   if (values.html !== undefined) return writeHtml(io, index, selected, values.html, fail);
   if (values.json) await writeJson(io, index, selected);
   else if (values.list) await write(io.stdout, renderList(selected, paint));
-  else await writeTrees(io, index, selected, { paint, verbose: values.verbose === true });
+  else await writeTrees(io, index, selected, { paint, verbose: values.verbose === true, criticalPath: values['critical-path'] === true });
   return 0;
 }
 
@@ -98,15 +111,36 @@ function parseViewArgv(argv: string[]) {
       verbose: { type: 'boolean', short: 'v' },
       json: { type: 'boolean' },
       html: { type: 'string' },
+      'critical-path': { type: 'boolean' },
+      compare: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+// `--compare A B` takes two values, which parseArgs cannot say: the second is moved behind a second `--compare`.
+function splitCompare(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    out.push(argv[i]);
+    if (argv[i] === '--') {
+      out.push(...argv.slice(i + 1));
+      break;
+    }
+    if (argv[i] === '--compare' && i + 2 < argv.length && !argv[i + 1].startsWith('-') && !argv[i + 2].startsWith('-')) {
+      out.push(argv[i + 1], '--compare', argv[i + 2]);
+      i += 2;
+    }
+  }
+  return out;
 }
 
 /** What the arguments ask for. */
 interface ViewSettings {
   values: ReturnType<typeof parseViewArgv>['values'];
   filter: TraceFilter;
+  /** --where terms: every one matched by some span of a trace shown. */
+  queries: SpanQuery[];
   sort: 'time' | 'duration';
   /** Most traces shown; `Infinity` without --limit. */
   limit: number;
@@ -117,7 +151,7 @@ interface ViewSettings {
 async function viewSettings(argv: string[], io: ViewIO, fail: Fail): Promise<ViewSettings | number> {
   let parsed;
   try {
-    parsed = parseViewArgv(argv);
+    parsed = parseViewArgv(splitCompare(argv));
   } catch (err) {
     return fail(argumentError(err, 'view'));
   }
@@ -128,8 +162,10 @@ async function viewSettings(argv: string[], io: ViewIO, fail: Fail): Promise<Vie
   }
 
   let filter: TraceFilter;
+  let queries: SpanQuery[];
   try {
     filter = filterFromValues(values);
+    queries = parseQueries(values.where ?? [], '--where');
   } catch (err) {
     return fail((err as Error).message);
   }
@@ -139,6 +175,12 @@ async function viewSettings(argv: string[], io: ViewIO, fail: Fail): Promise<Vie
   if (limit !== Infinity && (!Number.isInteger(limit) || limit < 1)) return fail(`--limit: expected a whole number ≥ 1, got ${JSON.stringify(values.limit)}`);
   const outputs = [values.list && '--list', values.json && '--json', values.html !== undefined && '--html'].filter(Boolean);
   if (outputs.length > 1) return fail(`${outputs.join(' and ')} cannot be combined: choose one output`);
+  if (values['critical-path'] && outputs.length > 0) return fail(`--critical-path draws on the trees: it cannot be combined with ${outputs[0]}`);
+  if (values.compare !== undefined) {
+    if (values.compare.length !== 2) return fail(`--compare: expected two trace ids (--compare TRACE_A TRACE_B), got ${values.compare.length}`);
+    const others = [...outputs, values['critical-path'] && '--critical-path', describeFilter(values), values.limit !== undefined && '--limit', values.sort !== undefined && '--sort'].filter(Boolean);
+    if (others.length > 0) return fail(`--compare shows two traces named by id: it cannot be combined with ${others.join(' ')}`);
+  }
 
   const { paths, explicit, notes } = await spanPaths(positionals, io.env);
   for (const note of notes) await write(io.stderr, `tracehook view: ${note}\n`);
@@ -147,7 +189,7 @@ async function viewSettings(argv: string[], io: ViewIO, fail: Fail): Promise<Vie
   if (missing !== undefined) {
     return fail(explicit ? `${missing}: no such file or directory` : `no spans found: ${missing} does not exist (pass a directory or file, or set TRACEHOOK_SPANS_DIR)`);
   }
-  return { values, filter, sort, limit, paths };
+  return { values, filter, queries, sort, limit, paths };
 }
 
 /**
@@ -155,7 +197,7 @@ async function viewSettings(argv: string[], io: ViewIO, fail: Fail): Promise<Vie
  * @returns them, or the exit code when there are none (said on stderr)
  */
 async function selectTraces(settings: ViewSettings, io: ViewIO, fail: Fail): Promise<{ index: SpanIndex; selected: TraceSummary[] } | number> {
-  const { values, filter, sort, limit, paths } = settings;
+  const { values, filter, queries, sort, limit, paths } = settings;
   const index = new SpanIndex(paths, { anyOwner: values['any-owner'] === true });
   try {
     await index.refresh({ final: true });
@@ -165,22 +207,20 @@ async function selectTraces(settings: ViewSettings, io: ViewIO, fail: Fail): Pro
   if (index.skippedFiles.size > 0) await write(io.stderr, skippedFilesNote('view', index.skippedFiles));
   if (index.skippedCount > 0) await write(io.stderr, skippedNote(index.skipped, index.skippedCount));
   const files = index.fileList;
-  if (files.length === 0) return fail(`no span files (*.jsonl) in ${paths.join(', ')}`);
+  if (files.length === 0) return fail(`no span files (*.jsonl) in ${paths.join(', ')} (nor in directories up to ${SPAN_DIR_MAX_DEPTH} levels below)`);
   const all = index.summaries();
   if (all.length === 0) {
     return fail(`no spans in ${files.length} span file${files.length === 1 ? '' : 's'} under ${paths.join(', ')}`);
   }
 
-  const selected = all
-    .filter((s) => matchesTraceFilter(s, filter))
-    .sort(sort === 'time' ? byStart : byDuration)
-    .slice(0, limit);
+  const matching = all.filter((s) => matchesTraceFilter(s, filter)).sort(sort === 'time' ? byStart : byDuration);
+  const selected = (await filterByQueries(index, matching, queries)).slice(0, limit);
   if (selected.length === 0) {
     const onlyTrace = filter.tracePrefix !== undefined && Object.keys(filter).length === 1;
     return fail(
       onlyTrace
-        ? `--trace: no trace id starts with ${filter.tracePrefix} in ${paths.join(', ')} (${all.length} traces read)`
-        : `no trace matches ${describeFilter(values)} in ${paths.join(', ')} (${all.length} traces read)`,
+        ? `--trace: no trace id starts with ${filter.tracePrefix} in ${paths.join(', ')} (${plural(all.length, 'trace')} read)`
+        : `no trace matches ${describeFilter(values)} in ${paths.join(', ')} (${plural(all.length, 'trace')} read)`,
     );
   }
   return { index, selected };
@@ -201,7 +241,7 @@ async function writeHtml(io: ViewIO, index: SpanIndex, selected: TraceSummary[],
     return fail(`--html: cannot write ${path}: ${(err as Error).message}`);
   }
   const spans = selected.reduce((n, s) => n + s.spanCount, 0);
-  await write(io.stdout, `wrote ${path}: ${selected.length} traces, ${spans} spans (${(bytes / 1024).toFixed(0)} KiB)\n`);
+  await write(io.stdout, `wrote ${path}: ${plural(selected.length, 'trace')}, ${plural(spans, 'span')} (${(bytes / 1024).toFixed(0)} KiB)\n`);
   return 0;
 }
 
@@ -225,23 +265,37 @@ async function writeJson(io: ViewIO, index: SpanIndex, selected: TraceSummary[])
   }
 }
 
-/** Trees of the selected traces in their order, reading spans back a chunk of traces at a time. */
-async function writeTrees(io: ViewIO, index: SpanIndex, selected: TraceSummary[], options: { paint: Paint; verbose: boolean }): Promise<void> {
+/**
+ * Trees of the selected traces in their order, reading spans back a chunk of traces at a time;
+ * with `criticalPath`, each with its self-time column and critical path summary.
+ */
+async function writeTrees(io: ViewIO, index: SpanIndex, selected: TraceSummary[], options: { paint: Paint; verbose: boolean; criticalPath: boolean }): Promise<void> {
   let first = true;
-  for (let i = 0; i < selected.length;) {
-    const chunk: TraceSummary[] = [];
-    for (let spans = 0; i < selected.length && (chunk.length === 0 || spans + selected[i].spanCount <= TREE_CHUNK_SPANS); i++) {
-      chunk.push(selected[i]);
-      spans += selected[i].spanCount;
-    }
+  for (const chunk of chunksOfSpans(selected, TREE_CHUNK_SPANS)) {
     const loaded = await index.loadSpans(chunk.map((s) => s.traceId));
     for (const summary of chunk) {
-      const [trace] = buildTraces(loaded.get(summary.traceId) ?? []);
+      const spans = loaded.get(summary.traceId) ?? [];
+      const [trace] = buildTraces(spans);
       if (!trace) continue;
-      await write(io.stdout, `${first ? '' : '\n'}${renderTrace(trace, options)}`);
+      let text: string;
+      if (options.criticalPath) {
+        const path = traceCriticalPath(spans);
+        text = renderTrace(trace, { ...options, annotate: criticalPathAnnotation(path) }) + renderCriticalSummary(spans, path, options.paint);
+      } else text = renderTrace(trace, options);
+      await write(io.stdout, `${first ? '' : '\n'}${text}`);
       first = false;
     }
   }
+}
+
+/** --compare: the two traces named, span by span. @returns the exit code */
+async function writeComparison(io: ViewIO, index: SpanIndex, all: TraceSummary[], ids: [string, string], paint: Paint, fail: Fail): Promise<number> {
+  const found = ids.map((id) => findTrace(all, id));
+  for (const [i, f] of found.entries()) if (typeof f === 'string') return fail(`--compare: trace ${'AB'[i]}: ${f} (${plural(all.length, 'trace')} read)`);
+  const [a, b] = found as TraceSummary[];
+  const loaded = await index.loadSpans([a.traceId, b.traceId]);
+  await write(io.stdout, renderComparison(a, b, compareDecoded(loaded.get(a.traceId) ?? [], loaded.get(b.traceId) ?? []), paint));
+  return 0;
 }
 
 /** One line per trace, aligned: start (UTC), trace id, duration, spans, status, root (service), services. */
@@ -250,9 +304,9 @@ export function renderList(summaries: readonly TraceSummary[], paint: Paint = no
     new Date(s.startMs).toISOString().replace('T', ' '),
     s.traceId,
     `${formatMs(s.durationMs)} ms`,
-    `${s.spanCount} span${s.spanCount === 1 ? '' : 's'}`,
+    plural(s.spanCount, 'span'),
     s.errorCount ? `ERROR×${s.errorCount}` : 'OK',
-    printable(`${s.root.hasParent ? '⋯ ' : ''}${s.root.name} (${s.root.service})`),
+    printable(`${s.root.hasParent ? '⋯ ' : ''}${rootLabel(s.root)} (${s.root.service})`),
     printable(s.services.join(', ')),
   ]);
   const widths = columnWidths(rows);

@@ -30,14 +30,25 @@ export interface SkippedFile {
   reason: string;
 }
 
+/** How many directory levels below a given directory {@link findAllSpanFiles} looks for span files. */
+export const SPAN_DIR_MAX_DEPTH = 4;
+
+/** The most directories {@link findAllSpanFiles} lists below one given path: a walk of `/` stays bounded. */
+export const SPAN_DIRS_MAX = 10_000;
+
 /**
- * The span files a path stands for: a directory's `*.jsonl` entries that are regular files (not
- * recursively), or a file itself (a symlink named here is followed: the caller chose it). Absolute
- * paths, unsorted; a path that does not exist gives nothing. Entries that are not regular files (a
- * symlink, a FIFO, a directory named `x.jsonl`) are returned as skipped, never opened.
+ * The span files a path stands for: a directory's `*.jsonl` entries that are regular files, and
+ * with `maxDepth` > 0 those of its subdirectories down to that many levels below it (a symlink to
+ * a directory is not followed; at most `maxDirs` directories), or a file itself (a
+ * symlink named here is followed: the caller chose it). Absolute paths, unsorted; a path that does
+ * not exist gives nothing. Entries that are not regular files (a symlink, a FIFO, a directory named
+ * `x.jsonl`), subdirectories that cannot be listed and the directories past the limit (one line) are
+ * returned as skipped, never opened; deeper levels are not looked at.
+ * @param maxDepth - levels of subdirectories searched (0: the directory alone)
+ * @param maxDirs - most directories listed below `path`
  * @throws fs errors other than ENOENT on `path` itself (EACCES…)
  */
-export async function findSpanFiles(path: string): Promise<{ files: string[]; skipped: SkippedFile[] }> {
+export async function findSpanFiles(path: string, maxDepth = 0, maxDirs = SPAN_DIRS_MAX): Promise<{ files: string[]; skipped: SkippedFile[] }> {
   const abs = resolve(path);
   let info;
   try {
@@ -49,18 +60,41 @@ export async function findSpanFiles(path: string): Promise<{ files: string[]; sk
   if (!info.isDirectory()) return { files: [await realpath(abs)], skipped: [] };
   const files: string[] = [];
   const skipped: SkippedFile[] = [];
-  for (const entry of await readdir(abs, { withFileTypes: true })) {
-    if (!entry.name.endsWith(SPAN_FILE_EXTENSION)) continue;
-    const file = join(abs, entry.name);
-    if (entry.isFile()) files.push(file);
-    else skipped.push({ file, reason: notRegular(file, entry) });
+  // Breadth first: the given directory's own files come first, the deepest levels last.
+  const queue = [{ dir: abs, depth: 0 }];
+  let tooMany = false;
+  for (let i = 0; i < queue.length; i++) {
+    const { dir, depth } = queue[i];
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if (i === 0) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') skipped.push({ file: dir, reason: `${dir}: cannot list it (${code ?? (err as Error).message})` });
+      continue;
+    }
+    for (const entry of entries) {
+      const file = join(dir, entry.name);
+      if (entry.name.endsWith(SPAN_FILE_EXTENSION)) {
+        if (entry.isFile()) files.push(file);
+        else skipped.push({ file, reason: notRegular(file, entry) });
+      } else if (depth < maxDepth && entry.isDirectory()) {
+        if (queue.length <= maxDirs) queue.push({ dir: file, depth: depth + 1 });
+        else if (!tooMany) {
+          tooMany = true;
+          skipped.push({ file: abs, reason: `${abs}: more than ${maxDirs} directories below it; the rest not read (name a subdirectory to read it)` });
+        }
+      }
+    }
   }
   return { files, skipped };
 }
 
 /**
- * The span files of several paths ({@link findSpanFiles} for each), sorted, each once. A path that
- * cannot be listed (EACCES…) is skipped as a file is: the other paths are still read.
+ * The span files of several paths ({@link findSpanFiles} for each, {@link SPAN_DIR_MAX_DEPTH}
+ * levels deep), sorted, each once: what `tracehook view`, `ui`, `export` and `mcp` read. A path
+ * that cannot be listed (EACCES…) is skipped as a file is: the other paths are still read.
  * @returns the files, and the entries and paths skipped (path → one line saying why)
  */
 export async function findAllSpanFiles(paths: readonly string[]): Promise<{ files: string[]; skipped: Map<string, string> }> {
@@ -68,7 +102,7 @@ export async function findAllSpanFiles(paths: readonly string[]): Promise<{ file
   const skipped = new Map<string, string>();
   for (const p of paths) {
     try {
-      const listing = await findSpanFiles(p);
+      const listing = await findSpanFiles(p, SPAN_DIR_MAX_DEPTH);
       for (const f of listing.files) found.add(f);
       for (const { file, reason } of listing.skipped) skipped.set(file, reason);
     } catch (err) {

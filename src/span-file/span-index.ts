@@ -87,7 +87,7 @@ export class SpanIndex {
   spanCount = 0;
 
   /**
-   * @param paths - span files and directories of them (not recursive)
+   * @param paths - span files and directories of them (searched 4 levels deep, see findAllSpanFiles)
    * @param options - which files are read (see {@link openSpanFile})
    */
   constructor(

@@ -23,6 +23,8 @@ export interface RenderOptions {
   paint?: Paint;
   /** Under each span: its attributes, events (exception messages included) and links. */
   verbose?: boolean;
+  /** A column after the duration: `note` per span, painted as marked (e.g. on the critical path) or dim. */
+  annotate?: (span: DecodedSpan) => { note: string; marked: boolean };
 }
 
 /** A span in its trace's tree. */
@@ -102,7 +104,9 @@ export function renderTrace(trace: Trace, options: RenderOptions = {}): string {
   while (stack.length > 0) {
     const { node, lead, last } = stack.pop()!;
     const branch = node.depth === 0 ? (node.missingParentSpanId ? '⋯ ' : '') : last ? '└─ ' : '├─ ';
-    rows.push(spanRow(trace, node, lead + branch));
+    const row = spanRow(trace, node, lead + branch);
+    if (options.annotate) row.splice(ANNOTATION_COLUMN, 0, options.annotate(node.span).note);
+    rows.push(row);
     // Children of a root hang under its name, which the orphan marker pushes right by two.
     const childLead = node.depth === 0 ? branch.replace(/./g, ' ') : node.depth >= MAX_DRAWN_DEPTH ? lead : lead + (last ? '   ' : '│  ');
     detailLeads.push(childLead + (node.children.length ? '│ ' : '  '));
@@ -113,7 +117,7 @@ export function renderTrace(trace: Trace, options: RenderOptions = {}): string {
   const lines: string[] = [];
   rows.forEach((row, i) => {
     const cells = row.map((cell, col) => (rightAligned.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])));
-    lines.push(paintRow(cells, trace, trace.spans[i].span, paint).join('  ').trimEnd());
+    lines.push(paintRow(cells, trace, trace.spans[i].span, paint, options.annotate).join('  ').trimEnd());
     if (options.verbose) {
       const indent = `${' '.repeat(widths[0] + 2)}${detailLeads[i]}`;
       for (const detail of spanDetails(trace, trace.spans[i].span, paint)) lines.push(`${indent}${detail}`);
@@ -135,12 +139,16 @@ export function renderTraces(traces: readonly Trace[], options: RenderOptions = 
   return traces.map((t) => renderTrace(t, options)).join('\n');
 }
 
-// Cells: offset, tree + name, kind, duration, status, process, detail (padded already).
-function paintRow(cells: string[], trace: Trace, span: DecodedSpan, paint: Paint): string[] {
+/** Where {@link RenderOptions.annotate} puts its column: after the duration. */
+const ANNOTATION_COLUMN = 4;
+
+// Cells: offset, tree + name, kind, duration, [annotation,] status, process, detail (padded already).
+function paintRow(cells: string[], trace: Trace, span: DecodedSpan, paint: Paint, annotate: RenderOptions['annotate']): string[] {
   if (paint === noPaint) return cells;
   const service = String(span.resource['service.name'] ?? 'unknown_service');
   const status: Style = span.status.code === 'ERROR' ? 'red' : span.status.code === 'OK' ? 'green' : 'dim';
   const styles: (Style | undefined)[] = ['dim', undefined, 'dim', undefined, status, serviceStyle(trace.services.indexOf(service)), 'dim'];
+  if (annotate) styles.splice(ANNOTATION_COLUMN, 0, annotate(span).marked ? 'yellow' : 'dim');
   return cells.map((cell, i) => (styles[i] ? paintCell(paint, styles[i], cell) : cell));
 }
 
