@@ -32,10 +32,13 @@ export class LazyInstrumentations implements Instrumentation {
   /**
    * @param targets - instrumentation name → the package names it patches
    * @param create - creates (and enables) the instrumentation of a name, given the file of its package being loaded; may throw
+   * @param wanted - false when the copy of the package that file belongs to needs no instrumentation of that name (it
+   *   publishes diagnostics channels): none is loaded, and a later copy of the package is looked at again
    */
   constructor(
     targets: ReadonlyMap<string, readonly string[]>,
     private readonly create: (name: string, packageFile: string) => Instrumentation,
+    private readonly wanted: (name: string, pkg: string, packageFile: string) => boolean = () => true,
   ) {
     for (const [name, packages] of targets) {
       for (const pkg of packages) this.byPackage.set(pkg, [...(this.byPackage.get(pkg) ?? []), name]);
@@ -65,7 +68,8 @@ export class LazyInstrumentations implements Instrumentation {
 
   /** @returns whether an instrumentation was loaded */
   private activate(pkg: string, filename: string): boolean {
-    const names = this.byPackage.get(pkg) ?? [];
+    const names = (this.byPackage.get(pkg) ?? []).filter((name) => this.wanted(name, pkg, filename));
+    if (names.length === 0) return false;
     // Each name once, whichever of its packages came first (pg or pg-pool).
     for (const [key, list] of this.byPackage) if (list.some((n) => names.includes(n))) this.byPackage.delete(key);
     if (!this.enabled) return false;
