@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { logDebug } from '../../diag/logger.js';
 import { satisfiesSimpleRange } from '../version-range.js';
 
 /**
@@ -27,13 +28,19 @@ export function publishesChannels(name: string, version: unknown): boolean {
 /**
  * Narrows the supported versions of a patch-based instrumentation whose library has channels to the releases
  * before them, in place (`>=2.0.0 <7` becomes `>=2.0.0 <7 <5.11.0`): its module definitions are read when a
- * module loads, so this holds for every copy of the library the app loads, in any order.
+ * module loads, so this holds for every copy of the library the app loads, in any order. Relies on
+ * `InstrumentationBase#_modules` (@opentelemetry/instrumentation's Node.js platform: the definitions its hooks use;
+ * `getModuleDefinitions()` makes new ones); without it, says so at DEBUG level and leaves the ranges.
  * @param instrumentation - an @opentelemetry/instrumentation `InstrumentationBase` (anything else is left alone)
  */
 export function narrowToUnchanneled(name: string, instrumentation: unknown): void {
   const since = NATIVE_CHANNELS[name]?.since;
-  const definitions = (instrumentation as { getModuleDefinitions?: () => unknown })?.getModuleDefinitions?.();
-  if (since === undefined || !Array.isArray(definitions)) return;
+  if (since === undefined) return;
+  const definitions = (instrumentation as { _modules?: unknown })?._modules;
+  if (!Array.isArray(definitions)) {
+    logDebug('instrumentations', `${name}: InstrumentationBase#_modules not found; its patch also applies from ${since} on, where its channels trace it too`);
+    return;
+  }
   type Versioned = { supportedVersions?: string[]; files?: Versioned[] };
   const narrow = (v: Versioned) => {
     if (Array.isArray(v.supportedVersions)) v.supportedVersions = v.supportedVersions.map((range) => `${range === '*' ? '' : `${range} `}<${since}`);
