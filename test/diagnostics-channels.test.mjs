@@ -51,8 +51,14 @@ function checkRequest(spans) {
       ['set', 'MULTI set', 'set m [1 other arguments]'],
       ['get', 'MULTI get', 'get m'],
       ['exec', 'exec', 'exec'],
+      ['nosuchcmd', 'nosuchcmd', 'nosuchcmd [1 other arguments]'],
     ],
   );
+  // The server's error, as instrumentation-ioredis records it: status and an exception event (the message masked).
+  const failed = redis.at(-1);
+  assert.deepEqual(failed.status, { code: 'ERROR', message: "ERR unknown command '?' " });
+  assert.deepEqual(failed.events.map((e) => e.name), ['exception']);
+  for (const s of redis.slice(0, -1)) assert.equal(s.status.code, 'UNSET', s.name);
   for (const s of redis) {
     assert.equal(s.attributes['server.address'], '127.0.0.1');
     assert.equal(s.attributes['server.port'], Number(started.env.REDIS_PORT));
@@ -72,7 +78,7 @@ function checkRequest(spans) {
   }
   // Nothing else in the request, so no call has two spans; and no value reached a span.
   assert.equal(clients.length, redis.length + mysql.length, JSON.stringify(clients.map((s) => [s.name, s.instrumentationScope?.name])));
-  assert.doesNotMatch(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events])), /SECRET/);
+  assert.doesNotMatch(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.status, s.events.map((e) => e.attributes)])), /SECRET/);
   return clients;
 }
 
@@ -114,3 +120,22 @@ for (const [version, wrapped] of [
     });
   }
 }
+
+test("a startup hook's own instrumentation-ioredis and -mysql2 (NodeSDK, auto-instrumentations): tracehook's channel subscribers step aside, one span per call", async (t) => {
+  if (started.skipped) return t.skip(started.skipped);
+  const dir = spansDir(t);
+  const hook = { TRACEHOOK_STARTUP_HOOK: '@tracehook/register/hooks/node-sdk:setupTracing', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'dns,net' };
+  const app = start('channels-app.cjs', { env: { TRACEHOOK_SPANS_DIR: dir, ...hook, ...started.env } });
+  t.after(() => app.kill('SIGKILL'));
+  const [, port] = await app.ready();
+  assert.equal((await get(port, '/work')).body, 'ok');
+  app.kill();
+  assert.equal((await app.done).stderr, '');
+  const spans = await readSpans(dir);
+  const server = spans.find((s) => s.kind === 'SERVER');
+  const clients = spans.filter((s) => s.kind === 'CLIENT' && s.traceId === server.traceId);
+  const scopes = [...new Set(clients.map((s) => s.instrumentationScope?.name ?? s.scope?.name ?? s.scope))];
+  assert.ok(!scopes.some((n) => String(n).startsWith('@tracehook/register/')), JSON.stringify(scopes));
+  const redisSets = clients.filter((s) => s.name === 'set' && s.attributes['db.query.text'] === 'set user:7 [1 other arguments]');
+  assert.equal(redisSets.length, 1, JSON.stringify(clients.map((s) => [s.name, s.attributes['db.query.text']])));
+});

@@ -52,3 +52,15 @@ test("a loaded file's package folder decides, by its package.json version; unrea
   assert.equal(fileHasChannels('ioredis', 'ioredis', join(dir, 'none', 'node_modules', 'ioredis', 'built', 'Redis.js')), false);
   assert.equal(fileHasChannels('pg', 'pg', file('new')), false);
 });
+
+test("ioredis's db.query.text: redis-common's table over the arguments ioredis redacted; ACL and CONFIG keep only the subcommand", async () => {
+  const { redisQueryText } = await import('../../dist/instrumentations/channels/ioredis-channels.js');
+  assert.equal(redisQueryText('set', ['k', '?']), 'set k [1 other arguments]');
+  assert.equal(redisQueryText('get', ['k']), 'get k');
+  assert.equal(redisQueryText('hset', ['h', 'f', '?']), 'hset h f [1 other arguments]');
+  // ioredis keeps all of these; the password must not reach the span.
+  assert.equal(redisQueryText('config', ['SET', 'requirepass', 'SECRET']), 'config SET [2 other arguments]');
+  assert.equal(redisQueryText('acl', ['SETUSER', 'alice', 'on', '>SECRET']), 'acl SETUSER [3 other arguments]');
+  assert.equal(redisQueryText('auth', ['?']), 'auth [1 other arguments]');
+  assert.equal(redisQueryText('ping', []), 'ping');
+});

@@ -24,10 +24,11 @@ export class ChannelInstrumentation implements Instrumentation {
   private config: InstrumentationConfig = { enabled: true };
 
   /**
-   * @param name - a key of NATIVE_CHANNELS (`ioredis`, `mysql2`)
+   * @param name - a key of NATIVE_CHANNELS (`ioredis`, `mysql2`): the auto-instrumentations-node name of the library's
+   *   patch-based instrumentation, which a startup hook's own instrumentations are matched by (step-aside.ts)
    * @throws Error for a name without channel spans
    */
-  constructor(private readonly name: string) {
+  constructor(readonly name: string) {
     if (BUILDERS[name] === undefined) throw new Error(`no channel spans for ${name}`);
     this.instrumentationName = `@tracehook/register/${name}-channels`;
     this.enable();
