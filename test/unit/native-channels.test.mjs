@@ -64,3 +64,10 @@ test("ioredis's db.query.text: redis-common's table over the arguments ioredis r
   assert.equal(redisQueryText('auth', ['?']), 'auth [1 other arguments]');
   assert.equal(redisQueryText('ping', []), 'ping');
 });
+
+test('mysql2 query text with values formatted in: literals and the keywords values become are masked; without values, keywords stay', async () => {
+  const { mysql2QueryText } = await import('../../dist/instrumentations/channels/mysql2-channels.js');
+  assert.equal(mysql2QueryText("SELECT 'a\\'b' AS s, 42 AS n, true AS t, NULL AS z FROM `null` WHERE x IN (1, 2)", [1]), 'SELECT ? AS s, ? AS n, ? AS t, ? AS z FROM `null` WHERE x IN (?, ?)');
+  assert.equal(mysql2QueryText('SELECT * FROM t WHERE d IS NULL AND f = false', []), 'SELECT * FROM t WHERE d IS NULL AND f = false');
+  assert.equal(mysql2QueryText('SELECT * FROM t WHERE d IS NULL', undefined), 'SELECT * FROM t WHERE d IS NULL');
+});
