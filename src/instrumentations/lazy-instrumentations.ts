@@ -34,10 +34,14 @@ export class LazyInstrumentations implements Instrumentation {
   /**
    * @param targets - instrumentation name → the package names it patches
    * @param create - creates (and enables) the instrumentation of a name, given the file of its package being loaded (undefined for a bundled module); may throw
+   * @param wanted - false when the copy of the package that file belongs to needs no instrumentation of that name (it
+   *   publishes diagnostics channels): none is loaded, and a later copy of the package is looked at again. A bundled
+   *   module (no file) is always wanted: the instrumentation's version range, limited to releases without channels, decides
    */
   constructor(
     targets: ReadonlyMap<string, readonly string[]>,
     private readonly create: (name: string, packageFile: string | undefined) => Instrumentation,
+    private readonly wanted: (name: string, pkg: string, packageFile: string) => boolean = () => true,
   ) {
     for (const [name, packages] of targets) {
       for (const pkg of packages) this.byPackage.set(pkg, [...(this.byPackage.get(pkg) ?? []), name]);
@@ -67,7 +71,8 @@ export class LazyInstrumentations implements Instrumentation {
 
   /** @returns whether an instrumentation was loaded */
   private activate(pkg: string, filename: string | undefined): boolean {
-    const names = this.byPackage.get(pkg) ?? [];
+    const names = (this.byPackage.get(pkg) ?? []).filter((name) => filename === undefined || this.wanted(name, pkg, filename));
+    if (names.length === 0) return false;
     const packages: string[] = [];
     // Each name once, whichever of its packages came first (pg or pg-pool).
     for (const [key, list] of this.byPackage) {

@@ -9,6 +9,8 @@ import { packageRoot } from '../package-root.js';
 import { appDirectory, resolveFromApp } from '../startup-hook/resolve-from-app.js';
 import { getPreloadState } from '../state.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
+import { ChannelInstrumentation } from './channels/channel-instrumentation.js';
+import { NATIVE_CHANNELS, fileHasChannels, narrowToUnchanneled } from './channels/native-channels.js';
 import { MYSQL2_OPTIONS, pgOptions } from './db-statements.js';
 import { declareModuleFiles, gateRequireHook } from './require-gate.js';
 import { publishSharedModules, shareBundledModules } from './shared-modules.js';
@@ -41,6 +43,8 @@ export function loadInstrumentations(
   const errors: ConfigError[] = [];
   const deferred = new Map<string, readonly string[]>();
   for (const name of names) {
+    // From its channels for the releases that publish them (bundled or not); the patch below for the older ones.
+    if (NATIVE_CHANNELS[name] !== undefined) instrumentations.push(new ChannelInstrumentation(name));
     const targets = INSTRUMENTATION_TARGETS[name];
     if (lazy && targets?.length && !(BUILT_IN_INSTRUMENTATIONS as readonly string[]).includes(name) && !targets.some((t) => isBuiltin(t))) {
       deferred.set(name, targets);
@@ -69,7 +73,7 @@ export function loadInstrumentations(
       errors.push(e);
     }
   }
-  if (deferred.size > 0) instrumentations.push(new LazyInstrumentations(deferred, create));
+  if (deferred.size > 0) instrumentations.push(new LazyInstrumentations(deferred, create, (name, pkg, file) => !fileHasChannels(name, pkg, file)));
   return { instrumentations, errors };
 
   /**
@@ -79,6 +83,7 @@ export function loadInstrumentations(
    */
   function create(name: string, packageFile?: string): Instrumentation {
     const instrumentation = new (instrumentationClass(name, packageFile))(instrumentationConfig(name, httpServer, requestData));
+    narrowToUnchanneled(name, instrumentation);
     declareModuleFiles(instrumentation);
     return instrumentation;
   }

@@ -9,6 +9,7 @@ import { installDiagLogger } from '../diag/diag-logger.js';
 import { getConfig } from '../config/current.js';
 import { logDebug } from '../diag/logger.js';
 import { isHttpsLoaded } from './http/https-loaded.js';
+import { ChannelInstrumentation } from './channels/channel-instrumentation.js';
 import { LazyInstrumentations } from './lazy-instrumentations.js';
 import { INSTRUMENTATION_TARGETS } from './targets.js';
 
@@ -33,7 +34,8 @@ type Wrapped = { __wrapped?: boolean };
  * context manager and propagator where the hook registered none, and puts back each instrumentation
  * the hook did not bring its own of, judged by shimmer's `__wrapped` marker on node:http, subscribers
  * of `undici:request:create`, and the module names the hook's @opentelemetry/instrumentation copies
- * (those loaded so far) registered with require-in-the-middle.
+ * (those loaded so far) registered with require-in-the-middle (also for the libraries tracehook traces from their
+ * channels: the hook's instrumentation-ioredis patches ioredis 6 too).
  */
 export function makeRoomForStartupHook(instrumentations: readonly Instrumentation[], propagator: TextMapPropagator): () => void {
   const immediate = instrumentations.filter((i) => [FAST_HTTP_SERVER, HTTP, UNDICI].includes(i.instrumentationName));
@@ -75,7 +77,11 @@ export function makeRoomForStartupHook(instrumentations: readonly Instrumentatio
     require('node:module').syncBuiltinESMExports();
     for (const i of instrumentations) {
       if (i instanceof LazyInstrumentations) i.skip(Object.keys(INSTRUMENTATION_TARGETS).filter(covered));
-      else if (!immediate.includes(i) && i.instrumentationName.startsWith(INSTRUMENTATION_PREFIX) && covered(i.instrumentationName.slice(INSTRUMENTATION_PREFIX.length))) {
+      else if (i instanceof ChannelInstrumentation && covered(i.name)) {
+        // The hook's instrumentation of the same library (patch or channels) makes its spans: ours would double them.
+        logDebug('instrumentations', `${i.instrumentationName} steps aside for the startup hook's own ${i.name} instrumentation`);
+        i.disable();
+      } else if (!immediate.includes(i) && i.instrumentationName.startsWith(INSTRUMENTATION_PREFIX) && covered(i.instrumentationName.slice(INSTRUMENTATION_PREFIX.length))) {
         logDebug('instrumentations', `${i.instrumentationName} steps aside for the startup hook's own`);
         i.disable();
       }

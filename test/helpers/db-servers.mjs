@@ -1,4 +1,4 @@
-// Real PostgreSQL and Redis servers for tests, from Debian's packages (postgresql, redis-server; see
+// Real PostgreSQL, Redis and MariaDB servers for tests, from Debian's packages (postgresql, redis-server, mariadb-server; see
 // .ci/apt-packages), each on a free loopback port with its data in a temp dir, stopped when the test ends.
 // Each returns the reason in `skipped` when the binaries are missing, so the caller can `t.skip(reason)`
 // (under TRACEHOOK_TEST_NO_SKIP=1 it throws instead: test/helpers/needs.mjs). PostgreSQL refuses to run as root: as root, it runs as the `postgres` user.
@@ -85,5 +85,37 @@ export async function startRedis(t) {
   const server = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   stopOnEnd(t, server, dir);
   await waitFor(server, /Ready to accept connections/i, 'redis-server');
+  return { port };
+}
+
+/**
+ * @returns `{ port }` of a MariaDB server (MySQL protocol; user `root` without a password over TCP, database `test`),
+ *   or `{ skipped }`. As root it runs as the `mysql` user the package made.
+ */
+export async function startMariadb(t) {
+  const bin = ['/usr/sbin/mariadbd', '/usr/bin/mariadbd'].find((b) => existsSync(b));
+  if (!bin || !existsSync('/usr/bin/mariadb-install-db')) return { skipped: missing('MariaDB is not installed (apt-get install mariadb-server)') };
+  const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'tracehook-mariadb-'));
+  const data = join(dir, 'data');
+  const user = asRoot ? ['--user=mysql'] : [];
+  if (asRoot) {
+    try {
+      chownSync(dir, Number(execFileSync('id', ['-u', 'mysql'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'mysql'], { encoding: 'utf8' })));
+    } catch {
+      return { skipped: missing('running as root and there is no `mysql` user to run MariaDB as (apt-get install mariadb-server makes one)') };
+    }
+  }
+  // `--auth-root-authentication-method=normal`: root logs in with an (empty) password over TCP, not only by socket.
+  execFileSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...user], { stdio: 'ignore' });
+  const port = await freePort();
+  const server = spawn(
+    bin,
+    ['--no-defaults', `--datadir=${data}`, `--socket=${join(dir, 'sock')}`, `--pid-file=${join(dir, 'pid')}`, '--bind-address=127.0.0.1', `--port=${port}`, '--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', ...user],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  stopOnEnd(t, server, dir);
+  await waitFor(server, /ready for connections/, 'mariadbd');
+  execFileSync('/usr/bin/mariadb', ['--no-defaults', '-h', '127.0.0.1', '-P', String(port), '-u', 'root', '-e', 'CREATE DATABASE test'], { stdio: 'ignore' });
   return { port };
 }

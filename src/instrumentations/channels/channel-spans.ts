@@ -1,0 +1,74 @@
+import { tracingChannel } from 'node:diagnostics_channel';
+import type { Span } from '@opentelemetry/api';
+import { logDebug } from '../../diag/logger.js';
+
+/** The message a TracingChannel publishes: the library's context object, with `error` set when the call failed. */
+export type ChannelMessage = Record<string, unknown> & { error?: unknown };
+
+/** What one TracingChannel's spans are made of. */
+export interface ChannelSpans {
+  /** `name` of `tracingChannel(name)`, as the library publishes it (`ioredis:command`). */
+  channel: string;
+  /** Starts the span of one call, in the caller's context (the active context at `start`); undefined: none. */
+  start(message: ChannelMessage): Span | undefined;
+  /** Records the call's error on its span (status, and an exception event where the patch-based one adds it). */
+  fail(span: Span, error: unknown): void;
+  /** Called at `start` and at `end` (synchronous part), for state kept between the two (an ioredis MULTI). */
+  window?(open: boolean): void;
+}
+
+type Handlers = Parameters<ReturnType<typeof tracingChannel>['subscribe']>[0];
+
+/**
+ * Subscribes to the TracingChannel of `spans`: a span starts at `start` and ends at `asyncEnd` (the library's
+ * promise settled or its callback returned), or at `end` when the call threw synchronously (no `asyncEnd` follows).
+ * A subscriber's exception would reach the app as an uncaught exception (diagnostics_channel rethrows it on the next
+ * tick): each handler catches and logs at DEBUG. Subscribing costs nothing while the library is absent: the channel
+ * is a name in Node's registry, which the library, bundled or not, looks up when it loads.
+ * @returns the function that unsubscribes
+ * @see Node.js documentation, "diagnostics_channel", "Class: TracingChannel"
+ */
+export function subscribeChannelSpans(spans: ChannelSpans): () => void {
+  const open = new WeakMap<object, Span>();
+  const guard =
+    (what: string, fn: (message: ChannelMessage) => void) =>
+    (message: unknown): void => {
+      if (message === null || typeof message !== 'object') return;
+      try {
+        fn(message as ChannelMessage);
+      } catch (err) {
+        logDebug('instrumentations', `${spans.channel} ${what}: ${(err as Error)?.message}`);
+      }
+    };
+  const finish = (message: ChannelMessage) => {
+    const span = open.get(message);
+    if (span === undefined) return;
+    open.delete(message);
+    span.end();
+  };
+  const handlers: Handlers = {
+    start: guard('start', (message) => {
+      spans.window?.(true);
+      const span = spans.start(message);
+      if (span !== undefined) open.set(message, span);
+    }),
+    end: guard('end', (message) => {
+      spans.window?.(false);
+      if (message.error !== undefined) finish(message);
+    }),
+    asyncStart: () => undefined,
+    asyncEnd: guard('asyncEnd', finish),
+    error: guard('error', (message) => {
+      const span = open.get(message);
+      if (span !== undefined) spans.fail(span, message.error);
+    }),
+  };
+  const channel = tracingChannel(spans.channel);
+  channel.subscribe(handlers);
+  return () => channel.unsubscribe(handlers);
+}
+
+/** The message of `error`, for a span's status; `String(error)` for what is not an Error. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
