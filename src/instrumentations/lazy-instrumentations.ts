@@ -25,17 +25,19 @@ export class LazyInstrumentations implements Instrumentation {
   readonly instrumentationVersion = '0.0.0';
   private readonly byPackage = new Map<string, string[]>();
   private readonly loaded: Instrumentation[] = [];
+  /** Package name → the instrumentations loaded for it (read by {@link forPackage}). */
+  private readonly byPackageLoaded = new Map<string, Instrumentation[]>();
   private provider: TracerProvider | undefined;
   private enabled = true;
   private config: InstrumentationConfig = { enabled: true };
 
   /**
    * @param targets - instrumentation name → the package names it patches
-   * @param create - creates (and enables) the instrumentation of a name, given the file of its package being loaded; may throw
+   * @param create - creates (and enables) the instrumentation of a name, given the file of its package being loaded (undefined for a bundled module); may throw
    */
   constructor(
     targets: ReadonlyMap<string, readonly string[]>,
-    private readonly create: (name: string, packageFile: string) => Instrumentation,
+    private readonly create: (name: string, packageFile: string | undefined) => Instrumentation,
   ) {
     for (const [name, packages] of targets) {
       for (const pkg of packages) this.byPackage.set(pkg, [...(this.byPackage.get(pkg) ?? []), name]);
@@ -64,10 +66,15 @@ export class LazyInstrumentations implements Instrumentation {
   }
 
   /** @returns whether an instrumentation was loaded */
-  private activate(pkg: string, filename: string): boolean {
+  private activate(pkg: string, filename: string | undefined): boolean {
     const names = this.byPackage.get(pkg) ?? [];
+    const packages: string[] = [];
     // Each name once, whichever of its packages came first (pg or pg-pool).
-    for (const [key, list] of this.byPackage) if (list.some((n) => names.includes(n))) this.byPackage.delete(key);
+    for (const [key, list] of this.byPackage) {
+      if (!list.some((n) => names.includes(n))) continue;
+      this.byPackage.delete(key);
+      packages.push(key);
+    }
     if (!this.enabled) return false;
     const before = this.loaded.length;
     for (const name of names) {
@@ -75,11 +82,23 @@ export class LazyInstrumentations implements Instrumentation {
         const instrumentation = this.create(name, filename);
         instrumentation.setTracerProvider(this.provider ?? trace.getTracerProvider());
         this.loaded.push(instrumentation);
+        for (const key of packages) this.byPackageLoaded.set(key, [...(this.byPackageLoaded.get(key) ?? []), instrumentation]);
       } catch (err) {
         logWarn('instrumentations', `${name} (for ${pkg}) could not be loaded: ${(err as Error)?.message?.split('\n')[0]}; ${pkg} runs untraced`);
       }
     }
     return this.loaded.length > before;
+  }
+
+  /**
+   * The instrumentations of package `pkg`, loading them now if the app has not loaded a module of theirs before (for a
+   * module inside a bundle, which no `Module#load` announces: src/bundler/bundled-modules.ts). Their copy is looked for
+   * from the app's entry, then tracehook's. Never throws.
+   * @param pkg - a package name: `pg`
+   */
+  forPackage(pkg: string): readonly Instrumentation[] {
+    if (this.byPackage.has(pkg)) this.activate(pkg, undefined);
+    return this.byPackageLoaded.get(pkg) ?? [];
   }
 
   /** Never loads these (a startup hook registered its own). */

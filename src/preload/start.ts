@@ -11,6 +11,7 @@ import { installDiagLogger } from '../diag/diag-logger.js';
 import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../startup-hook/default-hook.js';
 import { TracehookContextManager } from '../context/context-manager.js';
+import { subscribeBundledModules } from '../bundler/bundled-modules.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { incomingTracePropagator } from '../instrumentations/http/incoming-trace.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
@@ -70,6 +71,8 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   if (!report(loaded.errors, config.strict)) return undefined;
   registerInstrumentations({ instrumentations: loaded.instrumentations });
   installEsmCjsBridge();
+  // A bundle built with a tracehook bundler plugin hands its instrumented modules over on a diagnostics channel.
+  subscribeBundledModules(loaded.instrumentations);
   // Patch node:http now, and node:https as it loads (with tls and crypto it is a large part of a start: bench/RESULTS.md, startup notes), through
   // require-in-the-middle, so an ES module's named imports of them (`import { get } from 'node:http'`)
   // are taken from, or synced to, the patched exports.
