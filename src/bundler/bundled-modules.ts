@@ -93,5 +93,7 @@ function patchModule(instrumentation: Patching, message: ModuleLoadMessage): unk
 /** As @opentelemetry/instrumentation's `isSupported`: without a version only `*` matches. */
 function supported(ranges: readonly string[], version: string | undefined, includePrerelease = false): boolean {
   if (version === undefined) return ranges.includes('*');
-  return ranges.some((range) => satisfiesSimpleRange(version, range) ?? (require('semver') as { satisfies(v: string, r: string, o: object): boolean }).satisfies(version, range, { includePrerelease }));
+  return ranges.some(
+    (range) => satisfiesSimpleRange(version, range) ?? (require('semver') as { satisfies(v: string, r: string, o: object): boolean }).satisfies(version, range, { includePrerelease }),
+  );
 }

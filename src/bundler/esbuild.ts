@@ -9,10 +9,7 @@ interface EsbuildBuild {
   initialOptions: { minify?: boolean; minifyIdentifiers?: boolean; keepNames?: boolean };
   onStart(callback: () => { warnings?: Array<{ text: string }> } | undefined): void;
   onResolve(options: { filter: RegExp; namespace?: string }, callback: (args: { path: string }) => { path: string; namespace: string } | undefined): void;
-  onLoad(
-    options: { filter: RegExp; namespace?: string },
-    callback: (args: { path: string }) => Promise<{ contents: string; loader: 'js'; resolveDir: string } | undefined>,
-  ): void;
+  onLoad(options: { filter: RegExp; namespace?: string }, callback: (args: { path: string }) => Promise<{ contents: string; loader: 'js'; resolveDir: string } | undefined>): void;
 }
 
 /** An esbuild plugin, as `plugins: [tracehook()]` takes it. */
