@@ -23,7 +23,7 @@ const VARIANTS = {
  * @param plugins - default `[tracehook()]`
  * @returns the path of the file to run
  */
-export async function bundle(entry, dir, variant, plugins = [tracehook()]) {
+async function bundle(entry, dir, variant, plugins = [tracehook()]) {
   const { options, file, split } = VARIANTS[variant];
   const extension = file.slice(file.lastIndexOf('.'));
   await build({

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
 
 /** One package an instrumentation patches, from dist/bundler/modules.json (scripts/bundler-modules.mjs). */
 export interface InstrumentedPackage {
@@ -21,7 +22,7 @@ let cached: readonly InstrumentedPackage[] | undefined;
  * @throws Error when the file is missing or unreadable (a tracehook that was not built)
  */
 export function instrumentedPackages(): readonly InstrumentedPackage[] {
-  cached ??= (JSON.parse(readFileSync(join(__dirname, 'modules.json'), 'utf8')) as { modules: InstrumentedPackage[] }).modules;
+  cached ??= (JSON.parse(readFileSync(join(packageRoot(), 'dist', 'bundler', 'modules.json'), 'utf8')) as { modules: InstrumentedPackage[] }).modules;
   return cached;
 }
 

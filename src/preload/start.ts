@@ -12,6 +12,7 @@ import { logError, logWarn } from '../diag/logger.js';
 import { setupDefaultTracing } from '../startup-hook/default-hook.js';
 import { TracehookContextManager } from '../context/context-manager.js';
 import { subscribeBundledModules } from '../bundler/bundled-modules.js';
+import { checkBundleForPlugin } from '../bundler/missing-plugin.js';
 import { installEsmCjsBridge } from '../instrumentations/esm-cjs-bridge.js';
 import { incomingTracePropagator } from '../instrumentations/http/incoming-trace.js';
 import { loadInstrumentations } from '../instrumentations/load-instrumentations.js';
@@ -73,6 +74,7 @@ function startOnce(awaited: boolean): Promise<void> | undefined {
   installEsmCjsBridge();
   // A bundle built with a tracehook bundler plugin hands its instrumented modules over on a diagnostics channel.
   subscribeBundledModules(loaded.instrumentations);
+  checkBundleForPlugin(config.instrumentations);
   // Patch node:http now, and node:https as it loads (with tls and crypto it is a large part of a start: bench/RESULTS.md, startup notes), through
   // require-in-the-middle, so an ES module's named imports of them (`import { get } from 'node:http'`)
   // are taken from, or synced to, the patched exports.

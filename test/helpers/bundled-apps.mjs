@@ -18,6 +18,8 @@ const DIR = join(FIXTURES, 'bundled');
  */
 export const BUNDLED_APPS = [
   { name: 'express 5 + pg + ioredis + fetch', entry: join(DIR, 'express-pg-redis.cjs'), services: ['postgres', 'redis'], answer: 'user 7 cached pong' },
+  // Its `import`s take the packages' ES-module entries where they have one (pg's esm/index.mjs).
+  { name: 'express 5 + pg + ioredis + fetch, an ES module', entry: join(DIR, 'express-pg-redis.mjs'), services: ['postgres', 'redis'], answer: 'user 7 cached pong' },
   { name: 'fastify 5', entry: join(DIR, 'fastify.cjs'), services: [], answer: 'user 7 item 7' },
   { name: 'koa + @koa/router', entry: join(DIR, 'koa.cjs'), services: [], answer: 'user 7 item 7' },
   { name: 'nestjs on express', entry: join(DIR, 'nest.cjs'), services: [], answer: 'user 7 item 7' },

@@ -1,0 +1,63 @@
+import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { sep } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
+import { logWarn } from '../diag/logger.js';
+import { MODULE_LOAD_CHANNEL } from './channel.js';
+import { instrumentedPackages } from './module-list.js';
+
+/** Larger entry files are not read (a bundle of that size is rare; reading it would cost startup time). */
+const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Tells the user, in one stderr line, when the app's entry file is a bundle that carries libraries the preload would
+ * trace but was built without a tracehook bundler plugin: those libraries then run untraced. Checked once per
+ * process (main thread), after the entry's first synchronous run (`setImmediate`, unref'd: never keeps the process
+ * alive), only for an entry outside `node_modules`. A bundle is recognised by the module ids bundlers leave in it:
+ * `node_modules/pg/` (esbuild's `__commonJS` keys and comments, webpack's development ids, Rollup's comments); a
+ * bundle built with a plugin carries {@link MODULE_LOAD_CHANNEL}'s name. Silent when all is well, on any error, and
+ * for builds that keep no ids (webpack's production numeric ids). Cost: one read of the entry file and one substring
+ * search per instrumented package (docs/bundlers.md gives the figure for a 5 MB bundle).
+ * @param instrumentations - the enabled instrumentation names (`http` covers tracehook's route hook)
+ * @param entry - the app's entry file; default `process.argv[1]`
+ */
+export function checkBundleForPlugin(instrumentations: readonly string[], entry = process.argv[1]): void {
+  if (!isMainThread || typeof entry !== 'string' || entry.includes(`${sep}node_modules${sep}`)) return;
+  setImmediate(() => {
+    try {
+      const missing = librariesWithoutPlugin(entry, instrumentations);
+      if (missing.length > 0) {
+        logWarn(
+          'bundler',
+          `${entry} is a bundle with ${missing.join(', ')} inside, built without tracehook's bundler plugin: they run untraced; add the plugin to the bundler's configuration (esbuild: plugins: [tracehook()] from '@tracehook/register/esbuild'; README, "Bundled apps")`,
+        );
+      }
+    } catch {
+      // No entry file to read (`node -e`, a REPL), or it went away: nothing to tell.
+    }
+  }).unref();
+}
+
+/**
+ * The instrumented libraries whose module ids `entry` carries when it carries no sign of the plugin.
+ * @returns package names (sorted, each once); empty for a file that is not a bundle, or one built with the plugin
+ */
+export function librariesWithoutPlugin(entry: string, instrumentations: readonly string[]): string[] {
+  const file = realpathSync(entry);
+  const size = statSync(file).size;
+  if (size > MAX_ENTRY_BYTES) return [];
+  const buffer = Buffer.allocUnsafe(size);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, buffer, 0, size, 0);
+  } finally {
+    closeSync(fd);
+  }
+  // latin1: one byte per character, no decoding; module ids and the channel name are ASCII.
+  const text = buffer.toString('latin1');
+  if (text.includes(MODULE_LOAD_CHANNEL)) return [];
+  const names = new Set<string>();
+  for (const p of instrumentedPackages()) {
+    if (instrumentations.includes(p.instrumentation) && text.includes(`node_modules/${p.name}/`)) names.add(p.name);
+  }
+  return [...names].sort();
+}
