@@ -5,6 +5,9 @@ import { logWarn } from '../diag/logger.js';
 import { MODULE_LOAD_CHANNEL } from './channel.js';
 import { instrumentedPackages } from './module-list.js';
 
+const MARKER = 'node_modules/';
+const AT = 0x40;
+
 /** Larger entry files are not read (a bundle of that size is rare; reading it would cost startup time). */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
@@ -16,7 +19,7 @@ const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
  * `node_modules/pg/` (esbuild's `__commonJS` keys and comments, webpack's development ids, Rollup's comments); a
  * bundle built with a plugin carries {@link MODULE_LOAD_CHANNEL}'s name. Silent when all is well, on any error, and
  * for builds that keep no ids (webpack's production numeric ids). Cost: one read of the entry file and one substring
- * search per instrumented package (docs/bundlers.md gives the figure for a 5 MB bundle).
+ * pass over the module ids in it (docs/bundlers.md gives the figure for a 5 MB bundle).
  * @param instrumentations - the enabled instrumentation names (`http` covers tracehook's route hook)
  * @param entry - the app's entry file; default `process.argv[1]`
  */
@@ -52,12 +55,19 @@ export function librariesWithoutPlugin(entry: string, instrumentations: readonly
   } finally {
     closeSync(fd);
   }
-  // latin1: one byte per character, no decoding; module ids and the channel name are ASCII.
+  if (buffer.includes(MODULE_LOAD_CHANNEL)) return [];
+  const wanted = new Set(instrumentedPackages().flatMap((p) => (instrumentations.includes(p.instrumentation) ? [p.name] : [])));
+  // latin1: one byte per character, no decoding (module ids are ASCII). One pass over the module ids
+  // (`node_modules/<name>/`, `node_modules/@scope/name/`), not one search of the whole text per package.
   const text = buffer.toString('latin1');
-  if (text.includes(MODULE_LOAD_CHANNEL)) return [];
   const names = new Set<string>();
-  for (const p of instrumentedPackages()) {
-    if (instrumentations.includes(p.instrumentation) && text.includes(`node_modules/${p.name}/`)) names.add(p.name);
+  for (let at = text.indexOf(MARKER); at !== -1; at = text.indexOf(MARKER, at + MARKER.length)) {
+    const start = at + MARKER.length;
+    let end = text.indexOf('/', start);
+    if (end !== -1 && text.charCodeAt(start) === AT) end = text.indexOf('/', end + 1);
+    if (end === -1 || end - start > 214) continue;
+    const name = text.slice(start, end);
+    if (wanted.has(name)) names.add(name);
   }
   return [...names].sort();
 }

@@ -14,16 +14,16 @@ function factsCode(info: Facts): string {
  * unchanged, inside a function (so a top-level `return` still ends only that code); then, when the preload subscribes
  * to {@link MODULE_LOAD_CHANNEL}, its exports and facts are published and `module.exports` becomes the message's
  * `module` (which the preload may have patched or replaced). Without a subscriber it costs one `hasSubscribers` check.
- * @param source - the file's text as on disk (a leading `#!` line is kept out of the function)
+ * @param source - the file's text as on disk
  * @param info - build-time facts of the file (from its package.json)
  * @returns JavaScript for the bundler to compile in place of the file
  */
 export function wrapCommonJs(source: string, info: Facts): string {
-  const hashbang = source.startsWith('#!') ? source.slice(0, source.indexOf('\n') + 1 || source.length) : '';
-  const body = source.slice(hashbang.length);
+  // A `#!` line is valid only at the very start of a file: inside the function it becomes a comment.
+  const body = source.startsWith('#!') ? `//${source}` : source;
   // One line before the body, so the module's lines keep their numbers but one.
   return (
-    `${hashbang}(function () {\n${body}\n}).call(this);\n` +
+    `(function () {\n${body}\n}).call(this);\n` +
     `{const c=(typeof process==="object"&&process.getBuiltinModule?.("node:diagnostics_channel")||require("node:diagnostics_channel")).channel(${JSON.stringify(MODULE_LOAD_CHANNEL)});` +
     `if(c.hasSubscribers){const m={${factsCode(info)},module:module.exports};c.publish(m);module.exports=m.module;}}\n`
   );
