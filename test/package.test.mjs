@@ -61,6 +61,9 @@ test('npm pack builds a source copy; the installed tarball traces an app (SLOW: 
     .map((f) => f.replace(/^package\//, ''));
   assert.ok(files.includes('dist/preload.bundle.js'), 'prepack built dist/');
   assert.ok(files.includes('dist/cli/main.js'));
+  // The bundler plugin (@tracehook/register/esbuild) and the module list it reads (issue 31).
+  assert.ok(files.includes('dist/bundler/esbuild.js'));
+  assert.ok(files.includes('dist/bundler/modules.json'));
   assert.deepEqual(
     files.filter((f) => f.endsWith('.v8') || f.includes('compile-cache')),
     [],

@@ -15,15 +15,17 @@ import { ROOT } from '../helpers/fixture.mjs';
 const INFO = { name: 'lib', version: '1.2.3', path: 'lib/index.js', main: true };
 
 /** Runs `source` as a CommonJS module body (as a bundler's module wrapper would). @returns its `module.exports` */
-function runModule(source) {
-  const module = { exports: {} };
+function runModule(source, module = { exports: {} }) {
   runInThisContext(`(function (exports, require, module) {${source}\n})`)(module.exports, require, module);
   return module.exports;
 }
 const require = (await import('node:module')).createRequire(import.meta.url);
 
 test('a wrapped CommonJS module without a subscriber keeps its own exports (same object), top-level return and all', () => {
-  const exports = runModule(wrapCommonJs('#!/usr/bin/env node\nexports.a = 1;\nif (exports.a) return;\nexports.b = 2;', INFO));
+  const module = { exports: {} };
+  const own = module.exports;
+  const exports = runModule(wrapCommonJs('#!/usr/bin/env node\nexports.a = 1;\nif (exports.a) return;\nexports.b = 2;', INFO), module);
+  assert.equal(exports, own);
   assert.deepEqual(exports, { a: 1 });
   const replaced = runModule(wrapCommonJs('module.exports = function f() {};', INFO));
   assert.equal(replaced.name, 'f');
