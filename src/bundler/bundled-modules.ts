@@ -1,4 +1,5 @@
 import { subscribe } from 'node:diagnostics_channel';
+import { createRequire } from 'node:module';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { logDebug } from '../diag/logger.js';
 import { satisfiesSimpleRange } from '../instrumentations/version-range.js';
@@ -90,10 +91,15 @@ function patchModule(instrumentation: Patching, message: ModuleLoadMessage): unk
   return exports;
 }
 
-/** As @opentelemetry/instrumentation's `isSupported`: without a version only `*` matches. */
+/**
+ * As @opentelemetry/instrumentation's `isSupported`: without a version only `*` matches. Ranges {@link satisfiesSimpleRange}
+ * cannot decide (`||`, `~`, prereleases) go to the node-semver that @opentelemetry/instrumentation itself depends on.
+ */
 function supported(ranges: readonly string[], version: string | undefined, includePrerelease = false): boolean {
   if (version === undefined) return ranges.includes('*');
-  return ranges.some(
-    (range) => satisfiesSimpleRange(version, range) ?? (require('semver') as { satisfies(v: string, r: string, o: object): boolean }).satisfies(version, range, { includePrerelease }),
-  );
+  return ranges.some((range) => satisfiesSimpleRange(version, range) ?? instrumentationSemver().satisfies(version, range, { includePrerelease }));
+}
+
+function instrumentationSemver(): { satisfies(version: string, range: string, options: object): boolean } {
+  return createRequire(require.resolve('@opentelemetry/instrumentation'))('semver');
 }

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread } from '../workers/thread.js';
 import { logWarn } from '../diag/logger.js';
 import { MODULE_LOAD_CHANNEL } from './channel.js';
 import { instrumentedPackages } from './module-list.js';
