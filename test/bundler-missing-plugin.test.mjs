@@ -9,16 +9,17 @@ import { tracehook } from '@tracehook/register/esbuild';
 import { BUNDLED_APPS, outDir, runApp } from './helpers/bundled-apps.mjs';
 
 const koa = BUNDLED_APPS.find((a) => a.name.startsWith('koa'));
+const fastify = BUNDLED_APPS.find((a) => a.name.startsWith('fastify'));
 
-/** The Koa app bundled by esbuild as CommonJS into `dir/name`, with `plugins`. @returns its path */
-async function bundleKoa(dir, name, plugins) {
+/** `app` bundled by esbuild as CommonJS into `dir/name`, with `plugins`. @returns its path */
+async function bundleApp(dir, name, plugins, app = koa) {
   const outfile = join(dir, name);
-  await build({ entryPoints: [koa.entry], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'silent', plugins });
+  await build({ entryPoints: [app.entry], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'silent', plugins });
   return outfile;
 }
 
 test('a bundle built without the plugin: one stderr line names the library and the fix; its spans lose the route', async (t) => {
-  const file = await bundleKoa(outDir(t), 'app.cjs', []);
+  const file = await bundleApp(outDir(t), 'app.cjs', []);
   const run = await runApp(t, file);
   assert.equal(run.stdout.trim(), koa.answer);
   const lines = run.stderr.split('\n').filter(Boolean);
@@ -31,7 +32,7 @@ test('a bundle built without the plugin: one stderr line names the library and t
 });
 
 test('built with the plugin, or not bundled: no line', async (t) => {
-  const file = await bundleKoa(outDir(t), 'app.cjs', [tracehook()]);
+  const file = await bundleApp(outDir(t), 'app.cjs', [tracehook()]);
   for (const app of [file, koa.entry]) {
     const run = await runApp(t, app);
     assert.equal(run.stdout.trim(), koa.answer);
@@ -42,8 +43,16 @@ test('built with the plugin, or not bundled: no line', async (t) => {
 
 test('without the preload, a bundle built with the plugin gives the same output as one built without it', async (t) => {
   const dir = outDir(t);
-  const [withPlugin, without] = await Promise.all([bundleKoa(dir, 'with.cjs', [tracehook()]), bundleKoa(dir, 'without.cjs', [])]);
+  const [withPlugin, without] = await Promise.all([bundleApp(dir, 'with.cjs', [tracehook()]), bundleApp(dir, 'without.cjs', [])]);
   const [a, b] = await Promise.all([runApp(t, withPlugin, { preload: [] }), runApp(t, without, { preload: [] })]);
   assert.deepEqual({ code: a.code, stdout: a.stdout, stderr: a.stderr }, { code: b.code, stdout: b.stdout, stderr: b.stderr });
   assert.equal(a.stdout.trim(), koa.answer);
+});
+
+test('a library traced through its own diagnostics channel needs no plugin: no line for Fastify 5 bundled without it', async (t) => {
+  const file = await bundleApp(outDir(t), 'app.cjs', [], fastify);
+  const run = await runApp(t, file);
+  assert.equal(run.stdout.trim(), fastify.answer);
+  assert.equal(run.stderr, '');
+  assert.ok(run.spans.some((s) => s.attributes['http.route'] === '/users/:id'));
 });

@@ -8,6 +8,13 @@ import { instrumentedPackages } from './module-list.js';
 const MARKER = 'node_modules/';
 const AT = 0x40;
 
+/**
+ * Libraries whose bundled copy is traced without the plugin when it publishes its own diagnostics channel: the
+ * channel's name in the bundle says it does (Fastify 5's `tracingChannel('fastify.request.handler')`; Fastify 4, which has
+ * none, needs the plugin for its route).
+ */
+const OWN_CHANNELS: Readonly<Record<string, string>> = { fastify: 'fastify.request.handler' };
+
 /** Larger entry files are not read (a bundle of that size is rare; reading it would cost startup time). */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
@@ -67,7 +74,7 @@ export function librariesWithoutPlugin(entry: string, instrumentations: readonly
     if (end !== -1 && text.charCodeAt(start) === AT) end = text.indexOf('/', end + 1);
     if (end === -1 || end - start > 214) continue;
     const name = text.slice(start, end);
-    if (wanted.has(name)) names.add(name);
+    if (wanted.has(name) && !(name in OWN_CHANNELS && text.includes(OWN_CHANNELS[name]))) names.add(name);
   }
   return [...names].sort();
 }
