@@ -62,7 +62,8 @@ export function librariesWithoutPlugin(entry: string, instrumentations: readonly
   } finally {
     closeSync(fd);
   }
-  if (buffer.includes(MODULE_LOAD_CHANNEL)) return [];
+  // Most entries are no bundle: no module id, nothing more to read (the module list included).
+  if (!buffer.includes(MARKER) || buffer.includes(MODULE_LOAD_CHANNEL)) return [];
   const wanted = new Set(instrumentedPackages().flatMap((p) => (instrumentations.includes(p.instrumentation) ? [p.name] : [])));
   // latin1: one byte per character, no decoding (module ids are ASCII). One pass over the module ids
   // (`node_modules/<name>/`, `node_modules/@scope/name/`), not one search of the whole text per package.
