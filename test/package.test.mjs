@@ -105,12 +105,12 @@ test('npm pack builds a source copy; the installed tarball traces an app (SLOW: 
     [
       '--input-type=module',
       '-e',
-      "const { TracehookWebpackPlugin } = await import('@tracehook/register/webpack'); const { tracehook } = await import('@tracehook/register/rollup'); console.log(typeof new TracehookWebpackPlugin().apply, tracehook().name)",
+      "const { TracehookWebpackPlugin } = await import('@tracehook/register/webpack'); const { tracehook } = await import('@tracehook/register/rollup'); const { withTracehook } = await import('@tracehook/register/next'); console.log(typeof new TracehookWebpackPlugin().apply, tracehook().name, withTracehook({}).serverExternalPackages.includes('ioredis'))",
     ],
     { cwd: app, timeout: 30_000 },
   );
   assert.equal(plugins.stderr, '');
-  assert.equal(plugins.stdout, 'function tracehook\n');
+  assert.equal(plugins.stdout, 'function tracehook true\n');
 });
 
 test('a copy without its build says so in one line; the app runs unharmed, untraced', async (t) => {
