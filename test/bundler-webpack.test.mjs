@@ -98,7 +98,7 @@ test("webpack, NestJS's own build (nest-cli.json webpack: true: node_modules ext
   }));
 
 test('webpack: a minified build without kept names gets a warning naming the options; with them, none', async (t) => {
-  const entry = join(import.meta.dirname, 'fixtures', 'bundled', 'second-entry.cjs');
+  const { entry } = BUNDLED_APPS.find((a) => a.name === 'koa + @koa/router');
   const warnings = async (optimization) => {
     const stats = await runWebpack({
       mode: 'production',
