@@ -77,8 +77,8 @@ export class RouteInstrumentation extends InstrumentationBase {
       new InstrumentationNodeModuleDefinition(
         name,
         ['*'],
-        (exports: { prototype?: RouterPrototype }) => {
-          const proto = exports?.prototype;
+        (exports: RouterExports) => {
+          const proto = routerClass(exports)?.prototype;
           if (proto && typeof proto.middleware === 'function') {
             // Older releases alias `routes = middleware`; keep the alias pointing at the wrapped one.
             const alias = proto.routes === proto.middleware;
@@ -87,8 +87,8 @@ export class RouteInstrumentation extends InstrumentationBase {
           }
           return exports;
         },
-        (exports: { prototype?: RouterPrototype }) => {
-          unwrap(exports?.prototype, 'middleware', KOA_SITE);
+        (exports: RouterExports) => {
+          unwrap(routerClass(exports)?.prototype, 'middleware', KOA_SITE);
         },
       );
     return [
@@ -108,6 +108,13 @@ export class RouteInstrumentation extends InstrumentationBase {
       koaRouter('koa-router'),
     ];
   }
+}
+
+type RouterExports = { prototype?: RouterPrototype; default?: { prototype?: RouterPrototype }; [Symbol.toStringTag]?: unknown };
+
+/** The Router class: the CommonJS exports, or an ES module namespace's default export (a bundle's ES-module build, src/bundler/). */
+function routerClass(exports: RouterExports | undefined): { prototype?: RouterPrototype } | undefined {
+  return exports?.[Symbol.toStringTag] === 'Module' ? exports.default : exports;
 }
 
 // A module-level function: InstrumentationBase's constructor enables before class fields exist.
