@@ -2,11 +2,12 @@
 // would trace but was built without tracehook's bundler plugin, and is silent when all is well (built with the plugin,
 // or not bundled); a bundle built with the plugin and run without the preload behaves as one built without it.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { build } from 'esbuild';
 import { tracehook } from '@tracehook/register/esbuild';
-import { BUNDLED_APPS, outDir, runApp } from './helpers/bundled-apps.mjs';
+import { BUNDLED_APPS, ESM_REQUIRE_BANNER, outDir, runApp } from './helpers/bundled-apps.mjs';
 
 const koa = BUNDLED_APPS.find((a) => a.name.startsWith('koa'));
 const fastify = BUNDLED_APPS.find((a) => a.name.startsWith('fastify'));
@@ -29,6 +30,33 @@ test('a bundle built without the plugin: one stderr line names the library and t
     /^\[tracehook\] bundler: .*app\.cjs is a bundle with @koa\/router inside, built without tracehook's bundler plugin: they run untraced; add the plugin to the bundler's configuration \(esbuild: plugins: \[tracehook\(\)\] from '@tracehook\/register\/esbuild'/,
   );
   assert.ok(!run.spans.some((s) => s.attributes['http.route']), 'no route without the plugin');
+});
+
+test('a code-split bundle without the plugin: the line names the libraries in the chunks its entry imports; none with the plugin', async (t) => {
+  for (const plugins of [[], [tracehook()]]) {
+    const dir = outDir(t);
+    // A second entry running the same app: everything moves into a chunk both entries import.
+    const second = join(dir, 'second.cjs');
+    writeFileSync(second, `require(${JSON.stringify(koa.entry)});\n`);
+    await build({
+      entryPoints: { app: koa.entry, second },
+      outdir: join(dir, 'out'),
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      splitting: true,
+      platform: 'node',
+      format: 'esm',
+      banner: { js: ESM_REQUIRE_BANNER },
+      logLevel: 'silent',
+      plugins,
+    });
+    const entry = join(dir, 'out', 'app.mjs');
+    assert.ok(!readFileSync(entry, 'utf8').includes('node_modules/'), 'the entry itself carries no module id');
+    const run = await runApp(t, entry);
+    assert.equal(run.stdout.trim(), koa.answer);
+    if (plugins.length) assert.equal(run.stderr, '');
+    else assert.match(run.stderr, /^\[tracehook\] bundler: .*app\.mjs is a bundle with @koa\/router inside, built without tracehook's bundler plugin/);
+  }
 });
 
 test('built with the plugin, or not bundled: no line', async (t) => {
