@@ -1,10 +1,10 @@
 // Issue 31: an app bundled by Rollup (with @rollup/plugin-node-resolve, -commonjs and -json, as a Node.js app needs;
 // Vite takes the same plugins) and `tracehook()` of @tracehook/register/rollup gives under the preload the same span
 // tree as the app unbundled: names, kinds, parent links, http.route, db.* and rpc.* attributes. For each app of
-// test/helpers/bundled-apps.mjs: CommonJS output; ES-module output for the Express apps and NestJS; for the Express app
-// (pg, ioredis, fetch) also minified output (terser, names kept) and output split into chunks.
+// test/helpers/bundled-apps.mjs: CommonJS output and ES-module output; for the Express app (pg, ioredis, fetch) also
+// minified output (terser, names kept) and output split into chunks; and an ES-module Koa app (@koa/router's ES build).
 import { builtinModules } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { rollup } from 'rollup';
 import commonjs from '@rollup/plugin-commonjs';
@@ -25,12 +25,7 @@ const terserKeepingNames = () => ({
 /** Rollup output variants: output options, extra plugins, the file to run, and which apps (default all). */
 const VARIANTS = {
   cjs: { output: { format: 'cjs', entryFileNames: '[name].cjs', exports: 'auto' } },
-  // Rollup with commonjs() takes 10-30 s per app on a loaded 2-core machine: ES-module output for the apps whose
-  // libraries differ most in shape (both Express apps: pg, ioredis; NestJS: decorated classes).
-  esm: {
-    output: { format: 'es', entryFileNames: '[name].mjs', banner: ESM_REQUIRE_BANNER },
-    apps: ['express 5 + pg + ioredis + fetch', 'express 5 + pg + ioredis + fetch, an ES module', 'nestjs on express'],
-  },
+  esm: { output: { format: 'es', entryFileNames: '[name].mjs', banner: ESM_REQUIRE_BANNER } },
   'cjs minified, names kept': { output: { format: 'cjs', entryFileNames: '[name].cjs', exports: 'auto' }, plugins: [terserKeepingNames()], apps: ['express 5 + pg + ioredis + fetch'] },
   'esm split into chunks': {
     output: { format: 'es', entryFileNames: '[name].mjs', chunkFileNames: 'chunk-[hash].mjs', banner: ESM_REQUIRE_BANNER },
@@ -70,3 +65,8 @@ for (const [variant, { apps }] of Object.entries(VARIANTS)) {
     test(`rollup, ${variant}: ${app.name} bundled with the plugin gives the same span tree as unbundled`, (t) => assertSameTree(t, app, servicesFor, (dir) => bundle(app.entry, dir, variant)));
   }
 }
+
+test("rollup, esm: an ES-module Koa app takes @koa/router's ES-module build; bundled with the plugin it gives the CommonJS app's span tree", (t) => {
+  const koa = BUNDLED_APPS.find((a) => a.name === 'koa + @koa/router');
+  return assertSameTree(t, koa, servicesFor, (dir) => bundle(join(dirname(koa.entry), 'koa.mjs'), dir, 'esm'));
+});

@@ -6,7 +6,7 @@
 // needs no plugin.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import webpack from 'webpack';
 import { TracehookWebpackPlugin } from '@tracehook/register/webpack';
@@ -122,4 +122,9 @@ test('webpack: a bundle built with the plugin and run without the preload prints
   const without = await runApp(t, await bundle(app.entry, outDir(t), 'cjs', []), { preload: [] });
   assert.deepEqual([withPlugin.code, withPlugin.stdout, withPlugin.stderr], [0, `${app.answer}\n`, '']);
   assert.deepEqual([without.code, without.stdout, without.stderr], [withPlugin.code, withPlugin.stdout, withPlugin.stderr]);
+});
+
+test("webpack, esm: an ES-module Koa app takes @koa/router's ES-module build; bundled with the plugin it gives the CommonJS app's span tree", (t) => {
+  const koa = BUNDLED_APPS.find((a) => a.name === 'koa + @koa/router');
+  return assertSameTree(t, koa, servicesFor, (dir) => bundle(join(dirname(koa.entry), 'koa.mjs'), dir, 'esm'));
 });
