@@ -3,11 +3,11 @@
 // For each app of test/helpers/bundled-apps.mjs: CommonJS output, ES-module output, minified CommonJS with keepNames,
 // and ES-module output split into chunks.
 import assert from 'node:assert/strict';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { build } from 'esbuild';
 import { tracehook } from '@tracehook/register/esbuild';
-import { BUNDLED_APPS, ESM_REQUIRE_BANNER, OPTIONAL_EXTERNALS, SECOND_ENTRY, appServices, outDir, runApp, spanTreeSignature } from './helpers/bundled-apps.mjs';
+import { BUNDLED_APPS, ESM_REQUIRE_BANNER, OPTIONAL_EXTERNALS, SECOND_ENTRY, appServices, assertSameTree, outDir, runApp, spanTreeSignature, unbundledSignature } from './helpers/bundled-apps.mjs';
 
 const servicesFor = appServices();
 
@@ -40,38 +40,15 @@ async function bundle(entry, dir, variant, plugins = [tracehook()]) {
   return join(dir, file);
 }
 
-const unbundled = new Map();
-
-/** The app's span tree signature unbundled, once per app. */
-async function reference(t, app, env) {
-  if (!unbundled.has(app.name)) {
-    const run = await runApp(t, app.entry, { env });
-    assert.equal(run.stderr, '');
-    assert.equal(run.stdout.trim(), app.answer);
-    unbundled.set(app.name, spanTreeSignature(run.spans));
-  }
-  return unbundled.get(app.name);
-}
-
 for (const app of BUNDLED_APPS) {
   for (const variant of Object.keys(VARIANTS)) {
-    test(`esbuild, ${variant}: ${app.name} bundled with the plugin gives the same span tree as unbundled`, async (t) => {
-      const { env, skipped } = await servicesFor(app);
-      if (skipped) return t.skip(skipped);
-      const expected = await reference(t, app, env);
-      assert.ok(expected.length >= 2, `unbundled spans: ${expected.join('\n')}`);
-      const file = await bundle(app.entry, outDir(t), variant);
-      const run = await runApp(t, file, { env });
-      assert.equal(run.stderr, '', basename(file));
-      assert.equal(run.stdout.trim(), app.answer);
-      assert.deepEqual(spanTreeSignature(run.spans), expected);
-    });
+    test(`esbuild, ${variant}: ${app.name} bundled with the plugin gives the same span tree as unbundled`, (t) => assertSameTree(t, app, servicesFor, (dir) => bundle(app.entry, dir, variant)));
   }
 }
 
 test("esbuild, esm: an ES-module Koa app takes @koa/router's ES-module build; bundled with the plugin it gives the CommonJS app's span tree", async (t) => {
   const koa = BUNDLED_APPS.find((a) => a.name.startsWith('koa'));
-  const expected = await reference(t, koa, {});
+  const expected = await unbundledSignature(t, koa, {});
   const dir = outDir(t);
   const file = await bundle(join(dirname(koa.entry), 'koa.mjs'), dir, 'esm');
   const { metafile } = await build({ entryPoints: [join(dirname(koa.entry), 'koa.mjs')], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });

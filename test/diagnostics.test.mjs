@@ -89,6 +89,15 @@ for (const tracer of ['lean', 'stock']) {
   });
 }
 
+test('an ended span given the value it already holds (Next.js sets http.route after the end): no line, the value kept', async (t) => {
+  const dir = spansDir(t);
+  const { code, stdout, stderr } = await run('ended-span-app.mjs', { args: ['10', 'same'], env: { TRACEHOOK_SPANS_DIR: dir } });
+  assert.deepEqual([code, stdout, stderr], [0, 'done\n', '']);
+  const spans = await readSpans(dir);
+  assert.equal(spans.length, 10);
+  assert.ok(spans.every((s) => s.attributes['http.route'] === '/users/[id]'));
+});
+
 test('an app whose ended spans each have a name of their own: the distinct problems kept apart are bounded, the rest counted together', async (t) => {
   const dir = spansDir(t);
   const { code, stderr } = await run('ended-span-app.mjs', { args: ['3000', 'names'], env: { TRACEHOOK_SPANS_DIR: dir } });

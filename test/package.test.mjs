@@ -98,6 +98,19 @@ test('npm pack builds a source copy; the installed tarball traces an app (SLOW: 
   assert.equal(view.code, 0, view.stderr);
   assert.match(view.stdout, /GET\s+SERVER.*GET \/hello → 200/);
   assert.match(view.stdout, /GET\s+CLIENT/);
+
+  // The bundler plugins as the package's "exports" give them (issue 31).
+  const plugins = await sh(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const { TracehookWebpackPlugin } = await import('@tracehook/register/webpack'); const { tracehook } = await import('@tracehook/register/rollup'); const { withTracehook } = await import('@tracehook/register/next'); console.log(typeof new TracehookWebpackPlugin().apply, tracehook().name, withTracehook({}).serverExternalPackages.includes('ioredis'))",
+    ],
+    { cwd: app, timeout: 30_000 },
+  );
+  assert.equal(plugins.stderr, '');
+  assert.equal(plugins.stdout, 'function tracehook true\n');
 });
 
 test('a copy without its build says so in one line; the app runs unharmed, untraced', async (t) => {

@@ -116,7 +116,9 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 
   setAttribute(key: string, value?: AttributeValue): this {
-    if (value == null || this._isSpanEnded()) return this;
+    // Setting the value an ended span already holds loses nothing: no warning. Next.js sets `http.route`
+    // on the span it runs in after the response ended it (NextRouteSpanProcessor set it before).
+    if (value == null || (this._ended && this.attributes[key] === value) || this._isSpanEnded()) return this;
     if (key.length === 0) {
       diag.warn(`Invalid attribute key: ${key}`);
       return this;

@@ -4,6 +4,7 @@ import type { Sampler, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { getConfig } from '../config/current.js';
 import { DbSpanProcessor } from '../processors/db-span-processor.js';
+import { NextRouteSpanProcessor } from '../processors/next-route-span-processor.js';
 import { OpenSpanProcessor, flushOpenSpansWith } from '../processors/open-span-processor.js';
 import { PooledIdGenerator } from './id-generator.js';
 import { LeanTracerProvider } from './lean-tracer-provider.js';
@@ -25,7 +26,8 @@ export interface TracerProviderOptions {
  * `trace.set_tracer_provider(TracerProvider())` inside a startup hook. The preload flushes the
  * global provider at exit, so a hook that uses this needs no exit handling of its own; spans still
  * open then are ended first, marked `tracehook.incomplete` (an {@link OpenSpanProcessor} comes first). A
- * {@link DbSpanProcessor} follows it: database error messages lose the values they quote.
+ * {@link DbSpanProcessor} follows it: database error messages lose the values they quote; then a
+ * {@link NextRouteSpanProcessor}: a Next.js app's SERVER spans are named by its routes.
  * With `TRACEHOOK_TRACER=lean` (the default) it is a {@link LeanTracerProvider}, a `BasicTracerProvider`
  * whose spans cost less to make; `stock` gives the SDK's `BasicTracerProvider` unchanged.
  * @returns the registered provider
@@ -36,7 +38,7 @@ export function registerTracerProvider(options: TracerProviderOptions = {}): Bas
   const providerConfig = {
     sampler: options.sampler ?? createSampler(config),
     resource: options.resource ?? createResource(config),
-    spanProcessors: [new OpenSpanProcessor(), new DbSpanProcessor(), ...(options.spanProcessors ?? [])],
+    spanProcessors: [new OpenSpanProcessor(), new DbSpanProcessor(), new NextRouteSpanProcessor(), ...(options.spanProcessors ?? [])],
   };
   const provider = config.tracer === 'lean' ? new LeanTracerProvider({ ...providerConfig, idGenerator: new PooledIdGenerator() }) : new BasicTracerProvider(providerConfig);
   trace.setGlobalTracerProvider(provider);

@@ -2,6 +2,7 @@
 // each app is a self-driving fixture under test/fixtures/bundled/ (it calls itself, prints its answer, exits), run
 // unbundled and as a bundle under the preload; the span trees must have the same signature. Shared by the tests of
 // every bundler plugin (esbuild, webpack, Rollup).
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,4 +102,34 @@ export function spanTreeSignature(spans) {
       return [...path(s), `${s.kind} ${s.name}`].join(' > ') + (attributes.length ? ` {${attributes.join(' ')}}` : '');
     })
     .sort();
+}
+
+const unbundled = new Map();
+
+/** The app's span tree signature unbundled (asserting it ran cleanly), once per app and test file. */
+export async function unbundledSignature(t, app, env) {
+  if (!unbundled.has(app.name)) {
+    const run = await runApp(t, app.entry, { env });
+    assert.equal(run.stderr, '');
+    assert.equal(run.stdout.trim(), app.answer);
+    unbundled.set(app.name, spanTreeSignature(run.spans));
+  }
+  return unbundled.get(app.name);
+}
+
+/**
+ * Builds `app` with `build(dir)` (a temp directory; it returns the file to run), runs the bundle under the preload and
+ * asserts it answers as the app does, with nothing on stderr and the span tree of the app unbundled.
+ * @param servicesFor - what {@link appServices} returned
+ */
+export async function assertSameTree(t, app, servicesFor, build) {
+  const { env, skipped } = await servicesFor(app);
+  if (skipped) return t.skip(skipped);
+  const expected = await unbundledSignature(t, app, env);
+  assert.ok(expected.length >= 2, `unbundled spans: ${expected.join('\n')}`);
+  const file = await build(outDir(t));
+  const run = await runApp(t, file, { env });
+  assert.equal(run.stderr, '', file);
+  assert.equal(run.stdout.trim(), app.answer);
+  assert.deepEqual(spanTreeSignature(run.spans), expected);
 }

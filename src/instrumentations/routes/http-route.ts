@@ -28,7 +28,15 @@ export function withRouteMetadata(ctx: Context, span: Span, response: object): C
  * last. Falls back to the active context's RPC metadata (the stock instrumentation-http's).
  */
 export function setHttpRoute(response: unknown, route: string): void {
-  const rpc = (response as WithRpc | undefined)?.[kRpc] ?? getRPCMetadata(api.context.active());
+  setRoute((response as WithRpc | undefined)?.[kRpc] ?? getRPCMetadata(api.context.active()), route);
+}
+
+/** Records `route` (a template) as the matched route of the HTTP request whose RPC metadata `ctx` carries, if any. */
+export function setContextRoute(ctx: Context, route: string): void {
+  setRoute(getRPCMetadata(ctx), route);
+}
+
+function setRoute(rpc: RPCMetadata | undefined, route: string): void {
   if (rpc?.type === RPCType.HTTP) rpc.route = route;
 }
 
