@@ -57,7 +57,10 @@ function checkRequest(spans) {
   // The server's error, as instrumentation-ioredis records it: status and an exception event (the message masked).
   const failed = redis.at(-1);
   assert.deepEqual(failed.status, { code: 'ERROR', message: "ERR unknown command '?' " });
-  assert.deepEqual(failed.events.map((e) => e.name), ['exception']);
+  assert.deepEqual(
+    failed.events.map((e) => e.name),
+    ['exception'],
+  );
   for (const s of redis.slice(0, -1)) assert.equal(s.status.code, 'UNSET', s.name);
   for (const s of redis) {
     assert.equal(s.attributes['server.address'], '127.0.0.1');

@@ -2,6 +2,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { logDebug } from '../diag/logger.js';
+import { publishesChannels } from '../instrumentations/channels/native-channels.js';
 import { satisfiesSimpleRange } from '../instrumentations/version-range.js';
 import { stateKey } from '../state-key.js';
 import type { ModuleLoadMessage } from './channel.js';
@@ -49,6 +50,9 @@ export function subscribeBundledModules(instrumentations: readonly Instrumentati
   subscribe(MODULE_LOAD_CHANNEL, (message) => {
     const m = message as Partial<ModuleLoadMessage>;
     if (typeof m?.name !== 'string' || typeof m.path !== 'string') return;
+    // A release that publishes its own diagnostics channels is traced from them (src/instrumentations/channels/),
+    // bundled or not; patching it as well would give each call two spans.
+    if (publishesChannels(m.name, m.version)) return;
     try {
       for (const each of instrumentationsOf(instrumentations, m.name)) m.module = patchModule(each as Patching, m as ModuleLoadMessage);
     } catch (err) {

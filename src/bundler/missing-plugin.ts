@@ -10,10 +10,11 @@ const AT = 0x40;
 
 /**
  * Libraries whose bundled copy is traced without the plugin when it publishes its own diagnostics channel: the
- * channel's name in the bundle says it does (Fastify 5's `tracingChannel('fastify.request.handler')`; Fastify 4, which has
- * none, needs the plugin for its route).
+ * channel's name in the bundle says it does (Fastify 5's `tracingChannel('fastify.request.handler')`, ioredis ≥ 5.11's
+ * `ioredis:command`, mysql2 ≥ 3.20's `mysql2:query`: src/instrumentations/channels/; Fastify 4 and older ioredis and
+ * mysql2, which have none, need the plugin).
  */
-const OWN_CHANNELS: Readonly<Record<string, string>> = { fastify: 'fastify.request.handler' };
+const OWN_CHANNELS: Readonly<Record<string, string>> = { fastify: 'fastify.request.handler', ioredis: 'ioredis:command', mysql2: 'mysql2:query' };
 
 /** Larger entry files are not read (a bundle of that size is rare; reading it would cost startup time); the bound holds for the entry and its chunks together. */
 const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
@@ -45,7 +46,7 @@ export function checkBundleForPlugin(instrumentations: readonly string[], entry 
       if (missing.length > 0) {
         logWarn(
           'bundler',
-          `${entry} is a bundle with ${missing.join(', ')} inside, built without tracehook's bundler plugin: they run untraced; add the plugin to the bundler's configuration (esbuild: plugins: [tracehook()] from '@tracehook/register/esbuild'; README, "Bundled apps")`,
+          `${entry} is a bundle with ${missing.join(', ')} inside, built without tracehook's bundler plugin: they run untraced; add the plugin to the bundler's configuration (esbuild: plugins: [tracehook()] from '@tracehook/register/esbuild'; webpack: new TracehookWebpackPlugin() from '@tracehook/register/webpack'; Rollup and Vite: tracehook() from '@tracehook/register/rollup'; README, "Bundled apps")`,
         );
       }
     } catch {

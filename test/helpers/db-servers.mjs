@@ -111,7 +111,17 @@ export async function startMariadb(t) {
   const port = await freePort();
   const server = spawn(
     bin,
-    ['--no-defaults', `--datadir=${data}`, `--socket=${join(dir, 'sock')}`, `--pid-file=${join(dir, 'pid')}`, '--bind-address=127.0.0.1', `--port=${port}`, '--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', ...user],
+    [
+      '--no-defaults',
+      `--datadir=${data}`,
+      `--socket=${join(dir, 'sock')}`,
+      `--pid-file=${join(dir, 'pid')}`,
+      '--bind-address=127.0.0.1',
+      `--port=${port}`,
+      '--skip-log-bin',
+      '--innodb-flush-log-at-trx-commit=0',
+      ...user,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   stopOnEnd(t, server, dir);

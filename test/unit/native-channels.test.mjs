@@ -14,8 +14,14 @@ const require = createRequire(import.meta.url);
 const semver = createRequire(require.resolve('@opentelemetry/instrumentation'))('semver');
 
 test('releases with channels: ioredis from 5.11.0, mysql2 from 3.20.0; none for other names or undecidable versions', () => {
-  assert.deepEqual(['5.10.9', '5.11.0', '6.0.0'].map((v) => publishesChannels('ioredis', v)), [false, true, true]);
-  assert.deepEqual(['3.19.9', '3.20.0', '3.24.5'].map((v) => publishesChannels('mysql2', v)), [false, true, true]);
+  assert.deepEqual(
+    ['5.10.9', '5.11.0', '6.0.0'].map((v) => publishesChannels('ioredis', v)),
+    [false, true, true],
+  );
+  assert.deepEqual(
+    ['3.19.9', '3.20.0', '3.24.5'].map((v) => publishesChannels('mysql2', v)),
+    [false, true, true],
+  );
   assert.equal(publishesChannels('pg', '9.0.0'), false);
   assert.equal(publishesChannels('ioredis', '6.0.0-beta.1'), false);
   assert.equal(publishesChannels('ioredis', undefined), false);
@@ -33,7 +39,11 @@ for (const [name, pkg, older, newer] of [
     const ranges = instrumentation._modules.flatMap((d) => [d.supportedVersions, ...d.files.map((f) => f.supportedVersions)]);
     assert.ok(ranges.length > 0);
     for (const supported of ranges) {
-      for (const v of older) assert.ok(supported.some((r) => semver.satisfies(v, r)), `${v} in ${supported}`);
+      for (const v of older)
+        assert.ok(
+          supported.some((r) => semver.satisfies(v, r)),
+          `${v} in ${supported}`,
+        );
       for (const v of newer) assert.ok(!supported.some((r) => semver.satisfies(v, r)), `${v} not in ${supported}`);
     }
   });
@@ -42,7 +52,10 @@ for (const [name, pkg, older, newer] of [
 test("a loaded file's package folder decides, by its package.json version; unreadable means patched", (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'tracehook-native-channels-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  for (const [app, version] of [['old', '5.10.0'], ['new', '5.11.0']]) {
+  for (const [app, version] of [
+    ['old', '5.10.0'],
+    ['new', '5.11.0'],
+  ]) {
     mkdirSync(join(dir, app, 'node_modules', 'ioredis', 'built'), { recursive: true });
     writeFileSync(join(dir, app, 'node_modules', 'ioredis', 'package.json'), JSON.stringify({ name: 'ioredis', version }));
   }
