@@ -22,10 +22,13 @@ export function spanProcessors() {
       onStart() {},
       onEnd(span) {
         // Started at the first span: the exporter thread needs the resource's attributes.
-        thread ??= new Worker(new URL('./exporter-ring-worker.mjs', import.meta.url), {
-          workerData: { mode: 'ring', sab, dir: process.env.TRACEHOOK_SPANS_DIR ?? '/tmp/spans', fileName: `${process.pid}.jsonl`, resourceAttributes: { ...span.resource.attributes } },
-          env: { ...process.env, TRACEHOOK_DISABLED: 'true' },
-        }).unref();
+        if (thread === undefined) {
+          thread = new Worker(new URL('./exporter-ring-worker.mjs', import.meta.url), {
+            workerData: { mode: 'ring', sab, dir: process.env.TRACEHOOK_SPANS_DIR ?? '/tmp/spans', fileName: `${process.pid}.jsonl`, resourceAttributes: { ...span.resource.attributes } },
+            env: { ...process.env, TRACEHOOK_DISABLED: 'true' },
+          });
+          thread.unref();
+        }
         if (writer.write(span)) sent++;
       },
       async forceFlush() {
