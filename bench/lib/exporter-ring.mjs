@@ -2,7 +2,7 @@
 // copied as one compact binary record into a SharedArrayBuffer ring, and one exporter thread per process decodes the
 // records and encodes and writes the OTLP/JSON lines. Single producer (the thread that ends spans), single consumer.
 //
-// Ring: a 64-byte header of Int32 slots (HEAD = next byte the producer writes, TAIL = next byte the consumer reads,
+// Ring: a 128-byte header of Int32 slots (HEAD = next byte the producer writes, TAIL = next byte the consumer reads,
 // both offsets into the data area, published with Atomics; DROPPED, CONSUMED spans) and `bytes` of data. Records are
 // padded to 4 bytes; a record never straddles the end: a length of 0 (or the end itself) sends the reader to 0.
 // The producer never waits: a full ring drops the span (counted), as a full batch queue does.
@@ -17,11 +17,12 @@
 // them dropped).
 
 export const HEAD = 0;
-export const TAIL = 1;
+/** On its own cache line (64 bytes on): the consumer's stores to it do not evict the producer's HEAD. */
+export const TAIL = 16;
 export const DROPPED = 2;
 export const CONSUMED = 3;
 export const STOP = 4;
-const HEADER_BYTES = 64;
+const HEADER_BYTES = 128;
 /** The most one record may take; a span that would not fit is dropped. */
 const MAX_RECORD = 16 * 1024;
 const DEFINE = 0x8000;
