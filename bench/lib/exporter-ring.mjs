@@ -50,12 +50,12 @@ export class RingWriter {
     const cap = this.cap;
     let head = this.head;
     const tail = Atomics.load(this.header, TAIL);
-    let room = tail > head ? tail - head - 4 : cap - head;
+    // Never filled up to the tail: head === tail means empty.
+    const room = tail > head ? tail - head - 4 : cap - head - (tail === 0 ? 4 : 0);
     if (room < MAX_RECORD) {
-      if (tail <= head && tail > MAX_RECORD) {
-        if (head < cap) this.view.setUint32(head, 0, true);
+      if (tail <= head && tail > MAX_RECORD + 4) {
+        this.view.setUint32(head, 0, true);
         head = 0;
-        room = tail - 4;
       } else return this.drop();
     }
     const buf = this.buf;
