@@ -24,6 +24,8 @@ import { pinSelf, pinUnavailable, serverCpuList, unpinSelf } from './lib/pin.mjs
 const FLOORS = ['floor-context', 'floor-records', 'floor-export'];
 const NAMES = ['untraced', 'tracehook-files', 'tracehook-otlp', 'tracehook-noexport', ...FLOORS, 'otel', 'dd-trace'];
 /** --quick: the smoke run of our rows, without the third-party tracers and the floor's two lower levels. */
+/** Run only when --variants names them: prototypes (tracehook-ring: issue 30 scope 1's exporter thread, bench/exporter-ring.mjs). */
+const OPT_IN_NAMES = ['tracehook-ring'];
 const QUICK_NAMES = ['untraced', 'tracehook-files', 'tracehook-otlp', 'tracehook-noexport', 'floor-records', 'floor-export'];
 const RATIO_GOALS = { 'tracehook-files': 0.75, 'tracehook-otlp': 0.7 };
 const P99_GOAL_MS = 1;
@@ -101,7 +103,7 @@ export async function run({ quick = false, rounds, duration, variants, pin = 'of
   if (noPin) log(`throughput: --pin ${pin} ignored: ${noPin}`);
   const modes = noPin ? [false] : PIN_MODES[pin ?? 'off'];
   log(`throughput: ${nRounds} rounds × ${durationS} s (+${warmupS} s warm-up), ${CONNECTIONS} connections${modes.includes(true) ? `, pinned: ${modes.map(String).join(' and ')}` : ''}`);
-  const names = pick(quick && !variants ? QUICK_NAMES : NAMES, variants);
+  const names = pick([...(quick && !variants ? QUICK_NAMES : NAMES), ...(variants ? OPT_IN_NAMES : [])], variants);
   const { ok, na } = await partition(names);
   if (!ok.includes('untraced')) throw new Error('throughput: the untraced baseline cannot run');
   const sinks = { otlp: await startSinkProcess('accept'), dd: await startSinkProcess('accept', { any: true }) };

@@ -85,6 +85,20 @@ export const VARIANTS = {
     args: (app, appArgs) => ['--import', tracehookRegister.href, app, ...appArgs],
     env: () => ({ OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_EXPORTER: 'none' }),
   },
+  // Issue 30 scope 1's prototype (lib/ring-processor.mjs): spans copied into a shared-memory ring, encoded and
+  // written by one exporter thread. Not in the default rows: bench/exporter-ring.mjs and RESULTS.md give its reading.
+  'tracehook-ring': {
+    label: 'tracehook, exporter thread (ring prototype)',
+    backend: null,
+    tracehook: true,
+    args: (app, appArgs) => ['--import', tracehookRegister.href, app, ...appArgs],
+    env: ({ spansDir }) => ({
+      OTEL_SERVICE_NAME: 'bench',
+      OTEL_TRACES_EXPORTER: 'none',
+      TRACEHOOK_SPANS_DIR: spansDir,
+      TRACEHOOK_EXPORTER_IMPORT_PATH: `${fileURLToPath(new URL('./ring-processor.mjs', import.meta.url))}:spanProcessors`,
+    }),
+  },
   // The floor prototype (lib/floor-preload.cjs) at its three levels: what the least a tracer can do costs.
   ...Object.fromEntries(
     ['context', 'records', 'export'].map((level) => [
