@@ -2,11 +2,14 @@
 // `exception` event with type, message and a bounded stack) for Express 4/5, Fastify 4/5, Koa with @koa/router and
 // NestJS on Express, in the fast and the stock HTTP modes, with no span per middleware. A 4xx (a thrown 404, a
 // validation 400) stays UNSET and keeps the event; Fastify's validation 400 keeps its route; `tracehook view` prints
-// the message on the failing span's line.
+// the message on the failing span's line, and the page (`view --html`, in Chromium) shows it in the span's details.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { noBrowser, openBrowser } from './helpers/browser.mjs';
 import { ROOT, get, readSpans, spansDir, start } from './helpers/fixture.mjs';
 import { routeApps } from './helpers/route-apps.mjs';
 
@@ -88,7 +91,7 @@ for (const mode of ['fast', 'stock']) {
   }
 }
 
-test('tracehook view prints the error message and type on the failing SERVER span line', async (t) => {
+test("the failing route's reason reaches tracehook view and the page: type and message on its line, status and exception event in its details", async (t) => {
   const dir = spansDir(t);
   const app = start('routes-app.cjs', { env: { TRACEHOOK_SPANS_DIR: dir, FRAMEWORK: 'express', NODE_ENV: 'test' } });
   t.after(() => app.kill('SIGKILL'));
@@ -101,4 +104,16 @@ test('tracehook view prints the error message and type on the failing SERVER spa
   assert.match(line, /ERROR/);
   assert.match(line, /TypeError/);
   assert.match(line, /boom: user 42 missing/);
+
+  if (noBrowser) return t.skip(noBrowser);
+  const html = join(dir, 'traces.html');
+  await promisify(execFile)(process.execPath, ['bin/tracehook.mjs', 'view', dir, '--html', html], { cwd: ROOT });
+  const { page } = await openBrowser(t);
+  await page.goto(pathToFileURL(html).href);
+  await page.locator('.trace-row', { hasText: '/boom/:id' }).click();
+  await page.locator('.span-row', { hasText: 'GET /boom/:id' }).first().click();
+  const details = await page.textContent('#details');
+  assert.match(details, /ERROR: boom: user 42 missing/);
+  assert.match(details, /exception\.type\s*TypeError/);
+  assert.match(details, /exception\.message\s*boom: user 42 missing/);
 });
