@@ -143,3 +143,29 @@ test("a startup hook's own instrumentation-ioredis and -mysql2 (NodeSDK, auto-in
   const redisSets = clients.filter((s) => s.name === 'set' && s.attributes['db.query.text'] === 'set user:7 [1 other arguments]');
   assert.equal(redisSets.length, 1, JSON.stringify(clients.map((s) => [s.name, s.attributes['db.query.text']])));
 });
+
+test('ioredis: a command queued while another request opens the connection is never parented to that request', async (t) => {
+  if (started.skipped) return t.skip(started.skipped);
+  const dir = spansDir(t);
+  const app = start('channels-lazy-redis.cjs', { env: { TRACEHOOK_SPANS_DIR: dir, ...started.env } });
+  t.after(() => app.kill('SIGKILL'));
+  const [, port] = await app.ready();
+  // Sent together: the first opens the connection, the others' commands wait in the offline queue meanwhile.
+  const keys = ['a', 'b', 'c'];
+  await Promise.all(keys.map((key) => get(port, `/?key=${key}`)));
+  app.kill();
+  assert.equal((await app.done).stderr, '');
+  const spans = readSpans(dir);
+  const servers = new Map(spans.filter((s) => s.kind === 'SERVER').map((s) => [s.attributes['url.query'], s]));
+  assert.equal(servers.size, 3);
+  for (const span of spans.filter((s) => s.attributes['db.system.name'] === 'redis')) {
+    const key = /^get ([abc])$/.exec(span.attributes['db.query.text'])?.[1];
+    if (key === undefined) continue;
+    // Its own request's trace, or none: queued commands run in the connection's callback, which belongs to no request.
+    assert.equal(span.traceId, servers.get(`key=${key}`).traceId, `get ${key} in another request's trace`);
+  }
+  // Commands issued once the connection is ready are in their request's trace, under its SERVER span.
+  const after = spans.filter((s) => s.attributes['db.query.text'] === 'get after');
+  assert.equal(after.length, 3);
+  for (const span of after) assert.ok([...servers.values()].some((s) => s.spanId === span.parentSpanId && s.traceId === span.traceId));
+});

@@ -1,5 +1,8 @@
+import type { AsyncLocalStorage } from 'node:async_hooks';
 import { tracingChannel } from 'node:diagnostics_channel';
-import type { Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, context } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
+import { asyncLocalStorageOf, contextManagerOf } from '../../compat/otel-context.js';
 import { logDebug } from '../../diag/logger.js';
 
 /** The message a TracingChannel publishes: the library's context object, with `error` set when the call failed. */
@@ -9,12 +12,19 @@ export type ChannelMessage = Record<string, unknown> & { error?: unknown };
 export interface ChannelSpans {
   /** `name` of `tracingChannel(name)`, as the library publishes it (`ioredis:command`). */
   channel: string;
-  /** Starts the span of one call, in the caller's context (the active context at `start`); undefined: none. */
-  start(message: ChannelMessage): Span | undefined;
+  /** Starts the span of one call; `parent` is the caller's context (the active context at `start`); undefined: none. */
+  start(message: ChannelMessage, parent: Context): Span | undefined;
   /** Records the call's error on its span (status, and an exception event where the patch-based one adds it). */
   fail(span: Span, error: unknown): void;
   /** Called at `start` and at `end` (synchronous part), for state kept between the two (an ioredis MULTI). */
   window?(open: boolean): void;
+  /**
+   * The call opens something that outlives it and acts later on its own (ioredis's connection: its socket, the
+   * commands queued while it connects, every reconnect): the call runs under the root context, so nothing it does
+   * later inherits the caller's trace (a queued command of another request would otherwise be parented to the
+   * request that happened to open the connection). Its own span still has the caller's context as parent.
+   */
+  detached?: boolean;
 }
 
 type Handlers = Parameters<ReturnType<typeof tracingChannel>['subscribe']>[0];
@@ -46,10 +56,14 @@ export function subscribeChannelSpans(spans: ChannelSpans): () => void {
     open.delete(message);
     span.end();
   };
+  // The caller's context of a detached call, taken before its store is entered (start's subscribers run inside it).
+  const callers = new WeakMap<object, Context>();
   const handlers: Handlers = {
     start: guard('start', (message) => {
       spans.window?.(true);
-      const span = spans.start(message);
+      const parent = callers.get(message) ?? context.active();
+      callers.delete(message);
+      const span = spans.start(message, parent);
       if (span !== undefined) open.set(message, span);
     }),
     end: guard('end', (message) => {
@@ -65,7 +79,17 @@ export function subscribeChannelSpans(spans: ChannelSpans): () => void {
   };
   const channel = tracingChannel(spans.channel);
   channel.subscribe(handlers);
-  return () => channel.unsubscribe(handlers);
+  const storage = spans.detached ? (asyncLocalStorageOf(contextManagerOf(context)) as AsyncLocalStorage<Context> | undefined) : undefined;
+  if (storage) {
+    channel.start.bindStore(storage, (message) => {
+      if (message !== null && typeof message === 'object') callers.set(message, context.active());
+      return ROOT_CONTEXT;
+    });
+  }
+  return () => {
+    channel.unsubscribe(handlers);
+    if (storage) channel.start.unbindStore(storage);
+  };
 }
 
 /** The message of `error`, for a span's status; `String(error)` for what is not an Error. */

@@ -1,5 +1,5 @@
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
-import type { Span, Tracer } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Context, Span, Tracer } from '@opentelemetry/api';
 import type { ChannelMessage, ChannelSpans } from './channel-spans.js';
 import { errorMessage } from './channel-spans.js';
 
@@ -50,26 +50,27 @@ function fail(span: Span, error: unknown): void {
  */
 export function ioredisChannels(tracer: () => Tracer): ChannelSpans[] {
   let inMulti = 0;
-  const startSpan = (name: string, attributes: Record<string, string | number>): Span | undefined => {
-    const parent = context.active();
+  const startSpan = (name: string, attributes: Record<string, string | number>, parent: Context): Span | undefined => {
     if (trace.getSpan(parent) === undefined) return undefined;
     return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
   };
   return [
     {
       channel: 'ioredis:command',
-      start(message) {
+      start(message, parent) {
         const command = message.command;
         if (typeof command !== 'string') return undefined;
         const operation = inMulti > 0 && command !== 'multi' && command !== 'exec' ? `MULTI ${command}` : command;
-        return startSpan(command, { 'db.operation.name': operation, ...serverAttributes(message), 'db.query.text': redisQueryText(command, message.args) });
+        return startSpan(command, { 'db.operation.name': operation, ...serverAttributes(message), 'db.query.text': redisQueryText(command, message.args) }, parent);
       },
       fail,
     },
     {
       channel: 'ioredis:connect',
-      start: (message) => startSpan('connect', { ...serverAttributes(message), 'db.query.text': 'connect' }),
+      start: (message, parent) => startSpan('connect', { ...serverAttributes(message), 'db.query.text': 'connect' }, parent),
       fail,
+      // The connection's socket, ready check, offline-queue flush and reconnects belong to no request.
+      detached: true,
     },
     {
       // No span: marks the commands a MULTI's exec sends synchronously, between its `start` and `end`.
