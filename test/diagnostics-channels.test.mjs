@@ -152,17 +152,17 @@ test('ioredis: a command queued while another request opens the connection is ne
   const [, port] = await app.ready();
   // Sent together: the first opens the connection, the others' commands wait in the offline queue meanwhile.
   const keys = ['a', 'b', 'c'];
-  await Promise.all(keys.map((key) => get(port, `/?key=${key}`)));
+  await Promise.all(keys.map((key) => get(port, `/?item=${key}`)));
   app.kill();
   assert.equal((await app.done).stderr, '');
-  const spans = readSpans(dir);
+  const spans = await readSpans(dir);
   const servers = new Map(spans.filter((s) => s.kind === 'SERVER').map((s) => [s.attributes['url.query'], s]));
   assert.equal(servers.size, 3);
   for (const span of spans.filter((s) => s.attributes['db.system.name'] === 'redis')) {
     const key = /^get ([abc])$/.exec(span.attributes['db.query.text'])?.[1];
     if (key === undefined) continue;
     // Its own request's trace, or none: queued commands run in the connection's callback, which belongs to no request.
-    assert.equal(span.traceId, servers.get(`key=${key}`).traceId, `get ${key} in another request's trace`);
+    assert.equal(span.traceId, servers.get(`item=${key}`).traceId, `get ${key} in another request's trace`);
   }
   // Commands issued once the connection is ready are in their request's trace, under its SERVER span.
   const after = spans.filter((s) => s.attributes['db.query.text'] === 'get after');
