@@ -1,7 +1,9 @@
 // Issue 31: what tracehook's esbuild plugin adds to esbuild's time, per app of test/helpers/bundled-apps.mjs (CommonJS
 // output, median of --rounds builds each, in one process, alternating with and without the plugin), and what the
-// preload's missing-plugin check (src/bundler/missing-plugin.ts) costs on a bundle of about 5 MB.
+// preload's missing-plugin check (src/bundler/missing-plugin.ts) costs on a bundle of about 5 MB, and what a bundle built
+// with the plugin costs when run WITHOUT the preload (bench/apps/bundle-load.cjs: process CPU, with against without).
 // Usage: npm run build && node bench/bundler.mjs [--rounds 9]
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +57,30 @@ try {
     console.log(`${app.name.padEnd(50)} ${a.toFixed(1).padStart(7)} → ${b.toFixed(1).padStart(7)}  ${(((b - a) / a) * 100).toFixed(1).padStart(5)} %`);
   }
   // Every library of the apps in one bundle, several times over (distinct copies, as a large app's code would be).
+  // Run without the preload: a bundle built with the plugin against one built without it (process CPU, µs).
+  const loadEntry = new URL('./apps/bundle-load.cjs', import.meta.url).pathname;
+  const plain = join(dir, 'load-plain.cjs');
+  const wrapped = join(dir, 'load-plugin.cjs');
+  await build(options([loadEntry], plain, []));
+  await build(options([loadEntry], wrapped, [tracehook()]));
+  const cpu = (file) => Number(spawnSync(process.execPath, [file], { encoding: 'utf8', env: { PATH: process.env.PATH } }).stdout);
+  const runs = { plain: [], wrapped: [] };
+  for (let i = 0; i < rounds * 4; i++) {
+    for (const [name, file] of i % 2 === 0
+      ? [
+          ['plain', plain],
+          ['wrapped', wrapped],
+        ]
+      : [
+          ['wrapped', wrapped],
+          ['plain', plain],
+        ])
+      runs[name].push(cpu(file));
+  }
+  const [p, w] = [median(runs.plain), median(runs.wrapped)];
+  console.log(
+    `run without the preload (7 libraries loaded, ${rounds * 4} runs each): process CPU median ${(p / 1000).toFixed(1)} ms → ${(w / 1000).toFixed(1)} ms with the plugin (${(((w - p) / p) * 100).toFixed(1)} %)`,
+  );
   const big = join(dir, 'big.cjs');
   await build({ ...options([SECOND_ENTRY], big, []), minify: false });
   const size = statSync(big).size;

@@ -79,6 +79,7 @@ export function librariesWithoutPlugin(entry: string, instrumentations: readonly
   if (!texts.some((t) => t.includes(MARKER)) || texts.some((t) => t.includes(MODULE_LOAD_CHANNEL))) return [];
   const wanted = new Set(instrumentedPackages().flatMap((p) => (instrumentations.includes(p.instrumentation) ? [p.name] : [])));
   const names = new Set<string>();
+  const traced = new Set<string>();
   for (const text of texts) {
     // One pass over the module ids (`node_modules/<name>/`, `node_modules/@scope/name/`), not one search of the
     // whole text per package.
@@ -88,7 +89,10 @@ export function librariesWithoutPlugin(entry: string, instrumentations: readonly
       if (end !== -1 && text.charCodeAt(start) === AT) end = text.indexOf('/', end + 1);
       if (end === -1 || end - start > 214) continue;
       const name = text.slice(start, end);
-      if (wanted.has(name) && !(name in OWN_CHANNELS && texts.some((t) => t.includes(OWN_CHANNELS[name])))) names.add(name);
+      if (!wanted.has(name) || names.has(name) || traced.has(name)) continue;
+      // Once per library, not per module id: a release with its own channel is traced without the plugin.
+      if (name in OWN_CHANNELS && texts.some((t) => t.includes(OWN_CHANNELS[name]))) traced.add(name);
+      else names.add(name);
     }
   }
   return [...names].sort();
