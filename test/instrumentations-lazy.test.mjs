@@ -56,9 +56,13 @@ for (const [fixture, preload, route] of [
     assert.deepEqual(pgQueries.map(statement).sort(), ['SELECT $1::int AS id', 'SELECT ? AS note, ? AS answer'], JSON.stringify(spans.map((s) => [s.name, s.kind, s.attributes])));
     // The literals of the second query reach no span, under any attribute.
     assert.doesNotMatch(JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events.map((e) => e.attributes)])), /SECRET-literal/);
-    // The first command also connects (connect, info, …); the app's own commands are set and get.
+    // The app's own commands are set and get. Its client connects lazily: `set` opens the connection and waits in
+    // ioredis's offline queue, which ioredis (≥ 5.11, traced from its channels) publishes from the connection's own
+    // callback, where no request's context is: no span rather than one under whichever request opened the connection
+    // (docs/channels.md). `get`, sent once connected, is in the trace.
     const redisSpans = inTrace.filter((s) => s.kind === 'CLIENT' && dbSystem(s) === 'redis' && ['set', 'get'].includes(s.name));
-    assert.deepEqual([...new Set(redisSpans.map((s) => s.name))].sort(), ['get', 'set'], JSON.stringify(redisSpans.map((s) => s.attributes)));
+    assert.deepEqual([...new Set(redisSpans.map((s) => s.name))].sort(), ['get'], JSON.stringify(redisSpans.map((s) => s.attributes)));
+    assert.equal(spans.filter((s) => s.name === 'set').length, 0, 'the queued set is in no trace');
     const redisGet = redisSpans.find((s) => s.name === 'get');
     assert.equal(statement(redisGet), 'get user:7');
     assert.equal(redisGet.attributes['server.port'] ?? redisGet.attributes['net.peer.port'], Number(env.REDIS_PORT));
