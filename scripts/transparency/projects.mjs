@@ -40,6 +40,8 @@ export const projects = [
   },
   {
     name: 'koa',
+    // Under node_modules/koa: the preload patches Koa's files (ctx.onerror, for route errors) only there.
+    dir: 'node_modules/koa',
     repo: 'koajs/koa',
     tag: 'v3.2.0',
     install: ['npm install --no-package-lock --ignore-scripts', 'npx gen-esm-wrapper . ./dist/koa.mjs'],
@@ -70,6 +72,8 @@ export const projects = [
   },
   {
     name: 'fastify',
+    // Under node_modules/fastify: the preload patches Fastify's files (handleError, for route errors) only there.
+    dir: 'node_modules/fastify',
     repo: 'fastify/fastify',
     tag: 'v5.12.1',
     install: ['npm install --no-package-lock --ignore-scripts'],
