@@ -32,7 +32,7 @@ export const DEFAULT_MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 /**
  * The longest an ended span waits before it is written to a span file when `OTEL_BSP_SCHEDULE_DELAY` is not set, ms:
  * span files are local, so a span is visible within about half a second of its end rather than the SDK's 5 s
- * (issue 33); under load a line is written each time 64 spans are queued anyway.
+ * under load a line is written each time 64 spans are queued anyway.
  */
 export const SPAN_FILES_SCHEDULE_DELAY_MS = 500;
 

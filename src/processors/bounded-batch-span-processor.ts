@@ -56,7 +56,7 @@ function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
 }
 
 /**
- * The time one turn of the event loop may spend exporting, ms (issue 30): the drain goes on in the next turn
+ * The time one turn of the event loop may spend exporting, ms: the drain goes on in the next turn
  * (`setImmediate`), so a request never waits behind more than this, whatever the load. One batch is exported
  * at least, so a slice is this plus at most one batch (a 64-span line is ≈ 0.1–0.4 ms).
  */
