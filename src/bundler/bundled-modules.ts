@@ -2,7 +2,6 @@ import { subscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { logDebug } from '../diag/logger.js';
-import { publishesChannels } from '../instrumentations/channels/native-channels.js';
 import { satisfiesSimpleRange } from '../instrumentations/version-range.js';
 import { stateKey } from '../state-key.js';
 import type { ModuleLoadMessage } from './channel.js';
@@ -25,6 +24,8 @@ interface ModuleDefinition {
   moduleVersion?: string;
 }
 interface Patching {
+  /** InstrumentationBase's own definitions, those its require hook patches with (and any narrowing of their ranges sees). */
+  _modules?: ModuleDefinition[];
   getModuleDefinitions?(): ModuleDefinition[];
   isEnabled?(): boolean;
   /** LazyInstrumentations: the instrumentations of a package, loaded on first ask. */
@@ -50,9 +51,6 @@ export function subscribeBundledModules(instrumentations: readonly Instrumentati
   subscribe(MODULE_LOAD_CHANNEL, (message) => {
     const m = message as Partial<ModuleLoadMessage>;
     if (typeof m?.name !== 'string' || typeof m.path !== 'string') return;
-    // A release that publishes its own diagnostics channels is traced from them (src/instrumentations/channels/),
-    // bundled or not; patching it as well would give each call two spans.
-    if (publishesChannels(m.name, m.version)) return;
     try {
       for (const each of instrumentationsOf(instrumentations, m.name)) m.module = patchModule(each as Patching, m as ModuleLoadMessage);
     } catch (err) {
@@ -67,9 +65,19 @@ function instrumentationsOf(instrumentations: readonly Instrumentation[], pkg: s
   for (const i of instrumentations) {
     const p = i as Patching;
     if (typeof p.forPackage === 'function') found.push(...p.forPackage(pkg));
-    else if (p.getModuleDefinitions?.().some((d) => d.name === pkg || d.name.startsWith(`${pkg}/`))) found.push(i);
+    else if (definitionsOf(p).some((d) => d.name === pkg || d.name.startsWith(`${pkg}/`))) found.push(i);
   }
   return found;
+}
+
+/**
+ * The module definitions `instrumentation`'s own require hook patches with (`InstrumentationBase#_modules`): what a
+ * bundled module must meet too, with the same version ranges (narrowed where the library has channels:
+ * src/instrumentations/channels/native-channels.ts) and the exports recorded where its `disable()` finds them.
+ * `getModuleDefinitions()` makes new copies each call; it is the fallback for an instrumentation without `_modules`.
+ */
+function definitionsOf(instrumentation: Patching): ModuleDefinition[] {
+  return Array.isArray(instrumentation._modules) ? instrumentation._modules : (instrumentation.getModuleDefinitions?.() ?? []);
 }
 
 /** Runs `instrumentation`'s matching patches on the message's exports, as `InstrumentationBase#_onRequire` does. @returns the exports to use */
@@ -79,7 +87,7 @@ function patchModule(instrumentation: Patching, message: ModuleLoadMessage): unk
   const enabled = instrumentation.isEnabled?.() ?? true;
   const file = `${name}/${path}`;
   let exports = message.module;
-  for (const def of instrumentation.getModuleDefinitions?.() ?? []) {
+  for (const def of definitionsOf(instrumentation)) {
     if (((main && def.name === name) || def.name === file) && typeof def.patch === 'function' && supported(def.supportedVersions, version, def.includePrerelease)) {
       def.moduleVersion = version;
       def.moduleExports = exports;
