@@ -214,8 +214,8 @@ const ESM_LOADER_FLAGS = new Set(['--import', '--loader', '--experimental-loader
  * A worker thread's `execArgv` with this package's `--import` entry replaced by `--require <register.cjs>`, put last
  * (after the app's own `--require`s, as an `--import` runs after them): the same preload, synchronous as it is
  * without a startup hook or exporter import path, without starting the ES module loader in the worker, which an
- * `--import` does before anything else (≈ 4.5 ms of the worker thread's CPU on Node 22, ≈ 1 ms on Node 24, and
- * ≈ 0.25 MiB of its heap: bench/RESULTS.md, issue 30's worker note). The same array when any other option starts
+ * `--import` does before anything else (≈ 6 / 4.5 / 1 ms of the worker thread's CPU on Node 20 / 22 / 24, up to
+ * ≈ 0.4 MiB of its heap: bench/RESULTS.md, the worker start notes). The same array when any other option starts
  * or changes that loader (another `--import`, `--loader`), or when the entry is not `--import`ed.
  * @param tokens - an `execArgv` whose preload flags name absolute locations ({@link withAbsolutePreload})
  */
