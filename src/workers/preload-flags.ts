@@ -220,8 +220,6 @@ const ESM_LOADER_FLAGS = new Set(['--import', '--loader', '--experimental-loader
  * @param tokens - an `execArgv` whose preload flags name absolute locations ({@link withAbsolutePreload})
  */
 export function withRequireEntry<T extends readonly string[]>(tokens: T): T | string[] {
-  const flags = findPreloadFlags(tokens);
-  if (flags.length !== 1 || flags[0].kind !== 'import') return tokens;
   let loaders = 0;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
@@ -230,9 +228,26 @@ export function withRequireEntry<T extends readonly string[]>(tokens: T): T | st
     if (ESM_LOADER_FLAGS.has(eq > 0 ? token.slice(0, eq) : token)) loaders++;
     if (FLAGS_WITH_VALUE.has(token)) i++;
   }
-  if (loaders !== 1) return tokens;
+  return loaders === 1 ? withEntry(tokens, 'import', ['--require', REGISTER_CJS]) : tokens;
+}
+
+/**
+ * What {@link withRequireEntry} undoes: in a worker thread given `--require` only in place of its starter's `--import`
+ * (`importEntry` of the preload state), the `execArgv` a worker it starts inherits, with `--import <register.mjs>`
+ * again (last, as {@link withRequireEntry} put the `--require`), for a worker whose preload would not start as
+ * synchronously (a startup hook, an exporter import path or the ES module loader hook in its `env`). The same array
+ * elsewhere.
+ */
+export function withImportEntryAgain<T extends readonly string[]>(tokens: T): T | string[] {
+  return getPreloadState().importEntry === true ? withEntry(tokens, 'require', ['--import', REGISTER_MJS_URL]) : tokens;
+}
+
+/** `tokens` with this package's one preload flag of kind `from` (and its value) removed and `entry` appended; the same array when there is not exactly one such flag. */
+function withEntry<T extends readonly string[]>(tokens: T, from: PreloadKind, entry: readonly [string, string]): T | string[] {
+  const flags = findPreloadFlags(tokens);
+  if (flags.length !== 1 || flags[0].kind !== from) return tokens;
   const { at, inline } = flags[0];
-  return [...tokens.slice(0, at), ...tokens.slice(at + (inline ? 1 : 2)), '--require', REGISTER_CJS];
+  return [...tokens.slice(0, at), ...tokens.slice(at + (inline ? 1 : 2)), ...entry];
 }
 
 /**

@@ -11,7 +11,7 @@ import { injectToCarrier } from '../propagation/carrier-record.js';
 import type { Dispatch } from './messaging-spans.js';
 import { callFresh, callProcess, endSend, startSend } from './messaging-spans.js';
 import type { PreloadKind } from './preload-flags.js';
-import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, ownPreloadFlags, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload, withRequireEntry } from './preload-flags.js';
+import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, ownPreloadFlags, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload, withImportEntryAgain, withRequireEntry } from './preload-flags.js';
 import { preloadFlags } from '../package-root.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
 import { CHANNEL_SECRET, CONTROL, ENV_DATA_KEY, ENVELOPE_KEY, envelopeCarrier, envelopeHeader, envelopeId, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
@@ -165,6 +165,7 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined, 
     const lean = !options?.eval && synchronousStart(workerConfig);
     let execArgv = withAbsolutePreload(ownExecArgv ?? inheritedExecArgv);
     if (lean) execArgv = withRequireEntry(execArgv);
+    else if (ownExecArgv === undefined) execArgv = withImportEntryAgain(execArgv);
     if (execArgv === inheritedExecArgv) execArgv = ownExecArgv as string[];
     else if (ownExecArgv === undefined) execArgv = withoutRejectedFlags(execArgv);
     // SHARE_ENV: the worker reads this thread's env, left as it is.
