@@ -133,7 +133,9 @@ async function workerRun(name, ws) {
   try {
     const { match } = await lines.wait(child, /^RESULT (.*)$/, TIMEOUT_MS);
     const r = JSON.parse(match[1]);
-    return { ms: median(r.ms), heapMiB: median(r.heapBytes) / 2 ** 20, mainHeapMiB: r.mainHeapBytesPerWorker / 2 ** 20 };
+    // cpuMs: null entries (JSON's NaN) where the worker could not read its schedstat (not Linux).
+    const cpu = (r.cpuMs ?? []).filter((x) => typeof x === 'number');
+    return { ms: median(r.ms), heapMiB: median(r.heapBytes) / 2 ** 20, cpuMs: cpu.length > 0 ? median(cpu) : NaN, mainHeapMiB: r.mainHeapBytesPerWorker / 2 ** 20 };
   } finally {
     await stop(child);
   }
@@ -143,20 +145,23 @@ async function workerRun(name, ws) {
 async function workerStarts(names, ok, na, { nRounds, deadline, ws }) {
   const ms = [];
   const heap = [];
+  const cpu = [];
   const mainHeap = [];
   for (let r = 0; r < nRounds && Date.now() < deadline; r++) {
-    const [a, b, c] = [{}, {}, {}];
+    const [a, b, c, d] = [{}, {}, {}, {}];
     for (const name of order(ok, r)) {
       const m = await workerRun(name, ws);
       a[name] = m.ms;
       b[name] = m.heapMiB;
       c[name] = m.mainHeapMiB;
+      d[name] = m.cpuMs;
       await delay(50);
     }
     ms.push(a);
     heap.push(b);
     mainHeap.push(c);
-    log(`  worker start round ${r + 1}/${nRounds}: ${ok.map((n) => `${n} ${a[n].toFixed(1)} ms ${b[n].toFixed(2)} MiB`).join(', ')}`);
+    cpu.push(d);
+    log(`  worker start round ${r + 1}/${nRounds}: ${ok.map((n) => `${n} ${a[n].toFixed(1)} ms ${b[n].toFixed(2)} MiB ${d[n].toFixed(1)} ms CPU`).join(', ')}`);
   }
   const rows = [];
   for (const name of names) {
@@ -175,6 +180,17 @@ async function workerStarts(names, ok, na, { nRounds, deadline, ws }) {
         note: `${ms.length} rounds, median of 5 workers started one after another in each`,
       }),
     );
+    // The worker thread's own CPU: on a loaded machine (the bench's 2 shared cores) the wall-clock row above also
+    // counts the time the thread waited to run; this one does not.
+    if (cpu.every((x) => Number.isFinite(x[name]))) {
+      rows.push(
+        row('startup', "a new worker thread's CPU to its first message", name, median(cpu.map((x) => x[name])), 'ms', {
+          vs: base ? null : { kind: 'diff', value: medianDiff(cpu, name) },
+          floor: vsFloor(cpu, name, floorOf(name), 'diff'),
+          note: `the worker's /proc/thread-self/schedstat when it posts its first message; ${cpu.length} rounds, median of 5 workers in each`,
+        }),
+      );
+    }
     const h = base ? null : medianDiff(heap, name);
     const mh = base ? null : medianDiff(mainHeap, name);
     rows.push(

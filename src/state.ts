@@ -39,6 +39,12 @@ export interface PreloadState {
    * compiled with its V8 code cache; set by src/preload/load-bundle.ts when it compiled the preload so.
    */
   loadCompiled?: (file: string) => unknown;
+  /**
+   * This worker thread was given `--require register.cjs` in place of its starter's `--import register.mjs` only to
+   * spare it the ES module loader (src/workers/preload-flags.ts, `withRequireEntry`): for the children and workers
+   * it starts, it loaded the preload as `--import` did.
+   */
+  importEntry?: boolean;
 }
 
 const STATE_KEY = stateKey('state');

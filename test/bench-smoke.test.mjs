@@ -1,6 +1,6 @@
 // The benchmark harness works end to end: `node bench/run.mjs --quick --only startup --rounds 1` exits 0 and prints
 // a table row for every variant (a variant that cannot run prints an n/a row), the one-line script's and the
-// worker start's rows included; a one-round workers and throughput run prints the steady-state rows with their goals
+// worker start's rows (wall clock, heap, the worker thread's CPU) included; a one-round workers and throughput run prints the steady-state rows with their goals
 // and their distance to the floor prototype (bench/lib/floor-preload.cjs). No timing is asserted: timings belong to
 // `npm run bench` on a quiet machine.
 import assert from 'node:assert/strict';
@@ -52,6 +52,14 @@ test('bench harness: a one-round startup run prints one table row per variant, a
   for (const measure of ['new Worker() → its first message', "a new worker's heap at its first message"]) {
     const traced = all.find((r) => r.measure === measure && r.variant === 'tracehook-files');
     assert.ok(traced?.goal && traced.met !== 'n/a', `${measure}: a goal row with a value in:\n${stdout}`);
+    assert.match(traced.floor, /\(export\)$/);
+  }
+  // The worker thread's own CPU, which a loaded machine does not inflate (Linux: its schedstat).
+  if (process.platform === 'linux') {
+    const cpu = all.filter((r) => r.measure === "a new worker thread's CPU to its first message");
+    assert.deepEqual(cpu.map((r) => r.variant), ['untraced', 'tracehook-files', 'floor-export'], stdout);
+    const traced = cpu.find((r) => r.variant === 'tracehook-files');
+    assert.match(traced.vs, /ms/, stdout);
     assert.match(traced.floor, /\(export\)$/);
   }
 });

@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot, preloadFlags, registerCjsPath, registerMjsUrl } from '../package-root.js';
+import { getPreloadState } from '../state.js';
 
 /**
  * Where the preload lives and how a new thread or process is told to load it. Absolute paths and
@@ -198,9 +199,55 @@ export function ownPreloadFlags(): [string, string] {
   return preloadFlags(usesRequireEntry());
 }
 
-/** True when this process loaded the preload through `--require` (`register.cjs`). */
+/**
+ * True when this thread loaded the preload through `--require` (`register.cjs`), except in a worker thread given it
+ * only in place of its starter's `--import` ({@link withRequireEntry}).
+ */
 export function usesRequireEntry(): boolean {
-  return require.cache[REGISTER_CJS] !== undefined;
+  return require.cache[REGISTER_CJS] !== undefined && getPreloadState().importEntry !== true;
+}
+
+/** Node options that start the ES module loader in a new thread (any `--import`), or change how it loads modules. */
+const ESM_LOADER_FLAGS = new Set(['--import', '--loader', '--experimental-loader']);
+
+/**
+ * A worker thread's `execArgv` with this package's `--import` entry replaced by `--require <register.cjs>`, put last
+ * (after the app's own `--require`s, as an `--import` runs after them): the same preload, synchronous as it is
+ * without a startup hook or exporter import path, without starting the ES module loader in the worker, which an
+ * `--import` does before anything else (≈ 6 / 4.5 / 1 ms of the worker thread's CPU on Node 20 / 22 / 24, up to
+ * ≈ 0.4 MiB of its heap: bench/RESULTS.md, the worker start notes). The same array when any other option starts
+ * or changes that loader (another `--import`, `--loader`), or when the entry is not `--import`ed.
+ * @param tokens - an `execArgv` whose preload flags name absolute locations ({@link withAbsolutePreload})
+ */
+export function withRequireEntry<T extends readonly string[]>(tokens: T): T | string[] {
+  let loaders = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (typeof token !== 'string') continue;
+    const eq = token.indexOf('=');
+    if (ESM_LOADER_FLAGS.has(eq > 0 ? token.slice(0, eq) : token)) loaders++;
+    if (FLAGS_WITH_VALUE.has(token)) i++;
+  }
+  return loaders === 1 ? withEntry(tokens, 'import', ['--require', REGISTER_CJS]) : tokens;
+}
+
+/**
+ * What {@link withRequireEntry} undoes: in a worker thread given `--require` only in place of its starter's `--import`
+ * (`importEntry` of the preload state), the `execArgv` a worker it starts inherits, with `--import <register.mjs>`
+ * again (last, as {@link withRequireEntry} put the `--require`), for a worker whose preload would not start as
+ * synchronously (a startup hook, an exporter import path or the ES module loader hook in its `env`). The same array
+ * elsewhere.
+ */
+export function withImportEntryAgain<T extends readonly string[]>(tokens: T): T | string[] {
+  return getPreloadState().importEntry === true ? withEntry(tokens, 'require', ['--import', REGISTER_MJS_URL]) : tokens;
+}
+
+/** `tokens` with this package's one preload flag of kind `from` (and its value) removed and `entry` appended; the same array when there is not exactly one such flag. */
+function withEntry<T extends readonly string[]>(tokens: T, from: PreloadKind, entry: readonly [string, string]): T | string[] {
+  const flags = findPreloadFlags(tokens);
+  if (flags.length !== 1 || flags[0].kind !== from) return tokens;
+  const { at, inline } = flags[0];
+  return [...tokens.slice(0, at), ...tokens.slice(at + (inline ? 1 : 2)), ...entry];
 }
 
 /**

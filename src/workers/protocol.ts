@@ -270,6 +270,11 @@ export interface WorkerEnvironmentData {
   appDirectory?: string;
   /** The parent's epoch anchor of span times (`[s, ns]`, see `EpochAnchor`): one clock for every thread of the process. */
   epochAnchor?: readonly [number, number];
+  /**
+   * The parent loaded the preload with `--import`; the worker may have been given `--require` in its place only to
+   * skip the ES module loader (preload-flags.ts, `withRequireEntry`): its own children and workers get `--import`.
+   */
+  importEntry?: true;
 }
 
 /**

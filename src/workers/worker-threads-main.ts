@@ -1,7 +1,7 @@
 import { context } from '@opentelemetry/api';
 import type { WorkerOptions } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { isDisabled, readConfig } from '../config/environment.js';
+import { isDisabled, readConfig, wantsEsmLoader } from '../config/environment.js';
 import type { TracehookConfig } from '../config/environment.js';
 import { logDebug } from '../diag/logger.js';
 import { epochAnchor } from '../provider/monotonic-clock.js';
@@ -11,7 +11,8 @@ import { injectToCarrier } from '../propagation/carrier-record.js';
 import type { Dispatch } from './messaging-spans.js';
 import { callFresh, callProcess, endSend, startSend } from './messaging-spans.js';
 import type { PreloadKind } from './preload-flags.js';
-import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, ownPreloadFlags, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload } from './preload-flags.js';
+import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, ownPreloadFlags, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload, withImportEntryAgain, withRequireEntry } from './preload-flags.js';
+import { preloadFlags } from '../package-root.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
 import { CHANNEL_SECRET, CONTROL, ENV_DATA_KEY, ENVELOPE_KEY, envelopeCarrier, envelopeHeader, envelopeId, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
 
@@ -66,7 +67,7 @@ export function installWorkerThreadsMain(config: TracehookConfig): void {
     (Original) =>
       class Worker extends Original {
         constructor(filename: string | URL, options?: WorkerOptions) {
-          let plan = planWorker(filename, options);
+          let plan = planWorker(filename, options, config);
           // Tracing starts here only after the worker's first lines: no environment data, no envelopes.
           if (asyncActivation && plan !== undefined) plan = { options: plan.options, copiedExecArgv: plan.copiedExecArgv };
           if (plan?.data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, plan.data as never);
@@ -154,13 +155,17 @@ interface WorkerPlan {
  *   preloads but never `--import` ones.
  * @returns undefined when the worker is started as the app asked. Never throws.
  */
-function planWorker(filename: string | URL, options: WorkerOptions | undefined): WorkerPlan | undefined {
+function planWorker(filename: string | URL, options: WorkerOptions | undefined, config: TracehookConfig): WorkerPlan | undefined {
   try {
     const appEnv = typeof options?.env === 'object' && options.env !== null ? (options.env as NodeJS.ProcessEnv) : undefined;
     const env = appEnv ?? process.env;
     const ownExecArgv = options?.execArgv;
     const inheritedExecArgv = process.execArgv;
+    const workerConfig = env === process.env ? config : readConfig(env);
+    const lean = !options?.eval && synchronousStart(workerConfig);
     let execArgv = withAbsolutePreload(ownExecArgv ?? inheritedExecArgv);
+    if (lean) execArgv = withRequireEntry(execArgv);
+    else if (ownExecArgv === undefined) execArgv = withImportEntryAgain(execArgv);
     if (execArgv === inheritedExecArgv) execArgv = ownExecArgv as string[];
     else if (ownExecArgv === undefined) execArgv = withoutRejectedFlags(execArgv);
     // SHARE_ENV: the worker reads this thread's env, left as it is.
@@ -168,10 +173,10 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined):
     const workerEnv = nodeOptions !== env.NODE_OPTIONS ? { ...env, NODE_OPTIONS: nodeOptions } : appEnv;
 
     const reaches = (kinds: Set<PreloadKind>): boolean => kinds.has('require') || (kinds.has('import') && !options?.eval);
-    const enabled = !isDisabled(env) && !(env !== process.env && readConfig(env).errors.some((e) => e.disablesTracing));
+    const enabled = !isDisabled(env) && !(env !== process.env && workerConfig.errors.some((e) => e.disablesTracing));
     let peer = enabled && (reaches(preloadKinds(execArgv ?? inheritedExecArgv)) || reaches(nodeOptionsPreloadKinds(nodeOptions)));
     if (!peer && enabled && ownExecArgv !== undefined && preloadAvailable()) {
-      const added = ownPreloadFlags();
+      const added = lean ? preloadFlags(true) : ownPreloadFlags();
       if (reaches(preloadKinds(added))) {
         execArgv = [...(execArgv ?? ownExecArgv), ...added];
         peer = true;
@@ -196,12 +201,21 @@ function planWorker(filename: string | URL, options: WorkerOptions | undefined):
       ...(carrier ? { carrier } : {}),
       ...(pool ? { pool } : {}),
       ...(app ? { appDirectory: app } : {}),
+      ...(lean && !usesRequireEntry() ? { importEntry: true as const } : {}),
     };
     return { options: startOptions, copiedExecArgv, data, state: { peer: true, destination, pool, control } };
   } catch (err) {
     logDebug('workers', `new Worker left uninstrumented: ${(err as Error)?.message ?? err}`);
     return undefined;
   }
+}
+
+/**
+ * The preload starts synchronously in a thread of this configuration (no startup hook, no exporter import path, no
+ * ES module loader hook), so `--require` loads it as `--import` would ({@link withRequireEntry}).
+ */
+function synchronousStart(config: TracehookConfig): boolean {
+  return config.startupHook === undefined && config.exporterImportPath === undefined && !wantsEsmLoader(config);
 }
 
 /** Flags of this thread's `execArgv` that a worker's explicit `execArgv` may not hold. */

@@ -32,6 +32,7 @@ export function takeEnvironmentData(): WorkerEnvironmentData | undefined {
   if (data !== undefined) wt.setEnvironmentData(ENV_DATA_KEY, undefined as never);
   if (data?.v !== PROTOCOL_VERSION) return undefined;
   adoptEpochAnchor(data.epochAnchor);
+  if (data.importEntry === true) getPreloadState().importEntry = true;
   return data;
 }
 
