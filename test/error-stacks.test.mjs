@@ -93,6 +93,10 @@ test('a throw in a request listener: the stack printed untraced, plus the one fr
   assertStackPlus(...(await runBoth(t, 'request-listener-throws.cjs')), ['at Server.emit']);
 });
 
+test("a throw in a request's 'end' listener: one frame, the patched IncomingMessage#emit (was two, with the context manager's with)", async (t) => {
+  assertStackPlus(...(await runBoth(t, 'request-end-listener-throws.cjs')), ['at IncomingMessage.emit']);
+});
+
 test('a throw in an HTTP client response callback an instrumentation bound to its context: one frame, the bound wrapper', async (t) => {
   assertStackPlus(...(await runBoth(t, 'client-callback-throws.cjs')), ['at ClientRequest.contextWrapper']);
 });

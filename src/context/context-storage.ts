@@ -1,6 +1,7 @@
 import { context } from '@opentelemetry/api';
 import type { Context } from '@opentelemetry/api';
 import { asyncLocalStorageOf, contextManagerOf } from '../compat/otel-context.js';
+import type { ContextStorage } from '../compat/otel-context.js';
 
 /**
  * Makes `ctx` the active context through the registered manager's AsyncLocalStorage (`enterWith`), for a caller
@@ -13,9 +14,17 @@ import { asyncLocalStorageOf, contextManagerOf } from '../compat/otel-context.js
  *   not AsyncLocalStorage-based (then use `context.with`)
  */
 export function swapContext(ctx: Context): (() => void) | undefined {
-  const storage = asyncLocalStorageOf(contextManagerOf(context));
+  const storage = contextStorage();
   if (storage === undefined) return undefined;
   const previous = storage.getStore();
   storage.enterWith(ctx);
   return () => storage.enterWith(previous as Context);
+}
+
+/**
+ * The registered context manager's AsyncLocalStorage, for a caller that enters a context itself (see
+ * {@link swapContext}); undefined when the manager is not AsyncLocalStorage-based (then use `context.with`).
+ */
+export function contextStorage(): ContextStorage | undefined {
+  return asyncLocalStorageOf(contextManagerOf(context));
 }

@@ -1,8 +1,10 @@
+import { EventEmitter } from 'node:events';
 import type { Context } from '@opentelemetry/api';
 import * as api from '@opentelemetry/api';
 import type { PatchSite } from '../../patch/wrap.js';
 import { unwrap, wrap } from '../../patch/wrap.js';
 import { stateKey } from '../../state-key.js';
+import { contextStorage } from '../../context/context-storage.js';
 
 const { context } = api;
 
@@ -31,12 +33,27 @@ export function bindEventContext(request: object, response: object, ctx: Context
   (response as WithContext)[kContext] = ctx;
 }
 
-// `Reflect.apply` as the callback: no bound function or closure per event.
+// EventEmitter's own emit, when the prototype has no emit of its own: with no listener for an event (other than
+// 'error', which also reaches the error monitors) it runs no code, so there is nothing to run in the context.
+const plainEmit = EventEmitter.prototype.emit as Emit;
+
+// The context is entered with the manager's AsyncLocalStorage directly (one frame, no rest arguments: see
+// swapContext), and only where a listener runs that is not already in it; `context.with` otherwise.
 function wrapEmit(original: Emit): Emit {
-  return function emit(this: WithContext) {
+  const plain = original === plainEmit;
+  return function emit(this: WithContext & { _events?: Record<string | symbol, unknown> }, event: string | symbol) {
     const ctx = this[kContext];
-    if (ctx === undefined) return Reflect.apply(original, this, arguments);
-    return context.with(ctx, Reflect.apply, undefined, original, this, arguments) as boolean;
+    if (ctx === undefined || (plain && event !== 'error' && this._events?.[event] === undefined)) return Reflect.apply(original, this, arguments);
+    const storage = contextStorage();
+    if (storage === undefined) return context.with(ctx, Reflect.apply, undefined, original, this, arguments) as boolean;
+    const previous = storage.getStore();
+    if (previous === ctx) return Reflect.apply(original, this, arguments);
+    storage.enterWith(ctx);
+    try {
+      return Reflect.apply(original, this, arguments);
+    } finally {
+      storage.enterWith(previous as Context);
+    }
   } as Emit;
 }
 
