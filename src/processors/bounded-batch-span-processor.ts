@@ -12,6 +12,9 @@ import { isSpanWriteError } from '../exporters/span-write-error.js';
 import { printable, rejectedSpansOf } from '../exporters/partial-success.js';
 import { monotonicMs } from '../provider/monotonic-clock.js';
 import { estimateSpanBytes } from '../provider/span-size.js';
+import type { RequestEncoding } from '../encoding/request-encoding.js';
+import type { StepwiseEncoder } from '../exporters/encoded-request.js';
+import { stepwiseEncoderOf, withEncodedRequest } from '../exporters/encoded-request.js';
 
 /**
  * Options of {@link BoundedBatchSpanProcessor}: the queue configuration, by the SDK's BatchSpanProcessor names
@@ -38,10 +41,12 @@ export interface BoundedBatchOptions extends Partial<SpanQueueConfig> {
    * a time until one succeeds. The exporter must accept as many (otlp-exporter-base's `concurrencyLimit`).
    */
   maxConcurrentExports?: number;
+  /** @internal The time one turn of the event loop may spend exporting, ms; default 1. For tests (0: one step per turn). */
+  sliceMillis?: number;
 }
 
 /** {@link BoundedBatchOptions} with the defaults and the deprecated names resolved. */
-type ResolvedBatchOptions = SpanQueueConfig & { scheduledDelayMillis: number } & Pick<BoundedBatchOptions, 'destination' | 'maxConcurrentExports'>;
+type ResolvedBatchOptions = SpanQueueConfig & { scheduledDelayMillis: number; sliceMillis: number } & Pick<BoundedBatchOptions, 'destination' | 'maxConcurrentExports'>;
 
 function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
   return {
@@ -52,15 +57,19 @@ function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
     exportTimeoutMillis: o.exportTimeoutMillis ?? o.exportTimeoutMs ?? 30_000,
     destination: o.destination,
     maxConcurrentExports: o.maxConcurrentExports,
+    sliceMillis: o.sliceMillis ?? SLICE_MS,
   };
 }
 
 /**
  * The time one turn of the event loop may spend exporting, ms: the drain goes on in the next turn
- * (`setImmediate`), so a request never waits behind more than this, whatever the load. One batch is exported
- * at least, so a slice is this plus at most one batch (a 64-span line is ≈ 0.1–0.4 ms).
+ * (`setImmediate`), so a request never waits behind more than this, whatever the load. One step is taken
+ * at least, so a slice is this plus at most one step: a batch of a synchronous exporter (a 64-span line is
+ * ≈ 0.1–0.4 ms), or {@link PIECE_SPANS} spans of an OTLP request.
  */
 const SLICE_MS = 1;
+/** Spans of a request encoded between two looks at the clock (≈ 20–60 µs of protobuf or JSON). */
+const PIECE_SPANS = 16;
 /** The longest once the queue holds half its byte bound: losing spans is then the nearer harm. */
 const MAX_SLICE_UNDER_PRESSURE_MS = 200;
 
@@ -77,7 +86,12 @@ const MAX_SLICE_UNDER_PRESSURE_MS = 200;
  * holds half its bound may a turn write for twice the time since the previous one (up to 200 ms): near
  * the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter
  * (OTLP) gets one batch at a time, as with the stock processor, and while it succeeds up to
- * `maxConcurrentExports` full batches at once.
+ * `maxConcurrentExports` full batches at once. When it encodes requests stepwise (tracehook's
+ * OTLP/HTTP exporters with the direct encoders: `setStepwiseEncoder`), the batch's request is encoded
+ * here, {@link PIECE_SPANS} spans at a time within the same 1 ms slices (flushes included), and
+ * `export()` gets the batch with its request ready: no turn encodes a whole 512-span request. A batch
+ * being encoded counts as an export in flight (`maxConcurrentExports`, `maxQueueBytes`); at exit it is
+ * exported at once, unencoded (the exit path encodes its own way).
  *
  * Every ended, sampled span is counted in {@link getTracingStats}: exported, or dropped with its
  * reason (queue full, export failed, write failed, rejected by the backend in an OTLP partial
@@ -109,6 +123,10 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private readonly options: ResolvedBatchOptions;
   /** The last export failed: the backend is down or refusing; one export at a time until it answers. */
   private failing = false;
+  /** The exporter's stepwise request encoder, if it has one. */
+  private readonly encoder: StepwiseEncoder | undefined;
+  /** The batch whose request is being encoded (already out of the queue, counted in `exporting` and `exportingBytes`). */
+  private encoding: { batch: ReadableSpan[]; bytes: number; request: RequestEncoding } | undefined;
 
   /**
    * @param exporter - where batches go; called with at most `maxExportBatchSize` spans, up to
@@ -123,6 +141,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   ) {
     this.options = resolveOptions(options);
     this.spansPerExport = options.spansPerExport ?? this.options.maxExportBatchSize;
+    this.encoder = stepwiseEncoderOf(exporter);
   }
 
   onStart(_span: Span, _parentContext: Context): void {}
@@ -200,8 +219,9 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Exports batches while the time slice lasts (`all`: until the queue is empty, for a flush or
-   * the exit); an asynchronous export ends the slice and its callback continues the drain.
+   * Exports batches, or encodes the request of one, while the time slice lasts (`all`: batches of a
+   * synchronous exporter until the queue is empty, for a flush; at the exit everything at once); an
+   * asynchronous export ends the slice unless another may start, and its callback continues the drain.
    */
   private drain(all: boolean): void {
     if (this.timer) clearTimeout(this.timer);
@@ -209,14 +229,19 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     const start = monotonicMs();
     const gap = start - this.lastSliceEnd;
     const pressure = this.queuedBytes * 2 >= this.options.maxQueueBytes;
-    const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(SLICE_MS, 2 * gap)) : SLICE_MS;
+    const sliceMs = this.options.sliceMillis;
+    const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(sliceMs, 2 * gap)) : sliceMs;
     const sync = getPreloadState().synchronousExport === true;
-    while (this.queue.length > this.head && (sync || this.mayStartExport(all))) {
-      this.exportBatch();
-      if (!all && !sync && monotonicMs() - start >= slice) break;
+    // A flush of an asynchronous exporter is answered later anyway: its encoding keeps to the slices too.
+    const timed = !sync && (!all || this.encoder !== undefined);
+    for (;;) {
+      if (this.encoding) this.encodePiece(sync);
+      else if (this.queue.length > this.head && (sync || this.mayStartExport(all))) this.exportBatch(sync);
+      else break;
+      if (timed && monotonicMs() - start >= slice) break;
     }
     this.lastSliceEnd = monotonicMs();
-    if (this.queue.length > this.head && this.exporting === 0) this.scheduleDrain();
+    if (this.encoding || (this.queue.length > this.head && this.exporting === 0)) this.scheduleDrain();
     if (this.queue.length === this.head && this.exporting === 0) for (const resolve of this.flushWaiters.splice(0)) resolve();
   }
 
@@ -232,7 +257,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     return all || this.queue.length - this.head >= this.spansPerExport;
   }
 
-  private exportBatch(): void {
+  /** Takes the next batch out of the queue and exports it, or starts encoding its request (`sync`: never). */
+  private exportBatch(sync: boolean): void {
     const end = Math.min(this.queue.length, this.head + this.spansPerExport);
     const batch = this.queue.slice(this.head, end);
     let bytes = 0;
@@ -255,7 +281,21 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     stats.exporting += batch.length;
     this.exporting++;
     this.exportingBytes += bytes;
+    if (this.encoder && !sync) this.encoding = { batch, bytes, request: this.encoder(batch) };
+    else this.send(batch, bytes);
+  }
 
+  /** Encodes the next piece of the pending request, and exports the batch once it is whole (`sync`: at once, as it is). */
+  private encodePiece(sync: boolean): void {
+    const { batch, bytes, request } = this.encoding!;
+    const encoded = sync ? undefined : request.next(PIECE_SPANS);
+    if (!sync && !encoded) return;
+    this.encoding = undefined;
+    this.send(encoded ? withEncodedRequest(batch, encoded) : batch, bytes);
+  }
+
+  /** Hands a batch taken out of the queue (`bytes`: its estimated size) to the exporter; counts the result. */
+  private send(batch: ReadableSpan[], bytes: number): void {
     let settled = false;
     const timer = setTimeout(
       () => done({ code: ExportResultCode.FAILED, error: new Error(`export timed out after ${this.options.exportTimeoutMillis} ms (OTEL_BSP_EXPORT_TIMEOUT)`) }),
