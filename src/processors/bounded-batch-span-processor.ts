@@ -64,8 +64,9 @@ function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
 /**
  * The time one turn of the event loop may spend exporting, ms: the drain goes on in the next turn
  * (`setImmediate`), so a request never waits behind more than this, whatever the load. One step is taken
- * at least, so a slice is this plus at most one step: a batch of a synchronous exporter (a 64-span line is
- * ≈ 0.1–0.4 ms), or {@link PIECE_SPANS} spans of an OTLP request.
+ * at least, so a slice is this plus at most one batch of a synchronous exporter (a 64-span line is
+ * ≈ 0.1–0.4 ms); an OTLP request's next {@link PIECE_SPANS} spans are encoded only while a piece as long as
+ * the last still fits.
  */
 const SLICE_MS = 1;
 /** Spans of a request encoded between two looks at the clock (≈ 20–60 µs of protobuf or JSON). */
@@ -234,11 +235,15 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     const sync = getPreloadState().synchronousExport === true;
     // A flush of an asynchronous exporter is answered later anyway: its encoding keeps to the slices too.
     const timed = !sync && (!all || this.encoder !== undefined);
-    for (;;) {
+    for (let stepStart = start; ;) {
       if (this.encoding) this.encodePiece(sync);
       else if (this.queue.length > this.head && (sync || this.mayStartExport(all))) this.exportBatch(sync);
       else break;
-      if (timed && monotonicMs() - start >= slice) break;
+      const now = monotonicMs();
+      // A request's next piece is taken only if one as long as the last still fits the slice.
+      const next = this.encoding ? now - stepStart : 0;
+      if (timed && now - start + next >= slice) break;
+      stepStart = now;
     }
     this.lastSliceEnd = monotonicMs();
     if (this.encoding || (this.queue.length > this.head && this.exporting === 0)) this.scheduleDrain();
