@@ -293,8 +293,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   /** Encodes the next piece of the pending request, and exports the batch once it is whole (`sync`: at once, as it is). */
   private encodePiece(sync: boolean): void {
     const { batch, bytes, request } = this.encoding!;
-    const encoded = sync ? undefined : request.next(PIECE_SPANS);
-    if (!sync && !encoded) return;
+    let encoded: Uint8Array | undefined;
+    try {
+      encoded = sync ? undefined : request.next(PIECE_SPANS);
+      if (!sync && !encoded) return;
+    } catch {
+      // Sent unencoded: the exporter's own encoding fails again inside export(), which counts the spans as failed and says why.
+    }
     this.encoding = undefined;
     this.send(encoded ? withEncodedRequest(batch, encoded) : batch, bytes);
   }

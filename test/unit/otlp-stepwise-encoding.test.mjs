@@ -11,6 +11,7 @@ import { ExitSafeSpanExporter } from '../../dist/exporters/exit-safe-span-export
 import { encodeOtlpJsonBytes, encodeOtlpJsonStepwise } from '../../dist/encoding/otlp-json.js';
 import { encodeOtlpProtobuf, encodeOtlpProtobufStepwise } from '../../dist/encoding/otlp-protobuf.js';
 import { getPreloadState } from '../../dist/state.js';
+import { getTracingStats } from '../../dist/api.js';
 import { decodeOtlpProtobuf } from '../helpers/otlp-proto.mjs';
 import { startReceiver } from '../helpers/otlp-receiver.mjs';
 
@@ -139,4 +140,26 @@ test('a batch whose request is still being encoded when exports turn synchronous
       [88, undefined],
     ],
   );
+});
+
+test('a span the encoder cannot encode fails its batch as export failed, counted, and throws nothing into the app', async (t) => {
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const processor = new BoundedBatchSpanProcessor(otlpExporter(receiver), { destination: 'test', maxExportBatchSize: 64, scheduledDelayMillis: 60_000 });
+  const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('t');
+  const uncaught = [];
+  const onUncaught = (err) => uncaught.push(err);
+  process.on('uncaughtException', onUncaught);
+  t.after(() => process.off('uncaughtException', onUncaught));
+  const before = getTracingStats().dropped.exportFailed;
+  for (let i = 0; i < 64; i++) {
+    const span = tracer.startSpan(`s${i}`);
+    span.end();
+    // An attribute whose read throws, as a broken span implementation might hand over.
+    if (i === 40) Object.defineProperty(span.attributes, 'boom', { enumerable: true, get: () => assert.fail('read') });
+  }
+  await processor.forceFlush();
+  assert.deepEqual(uncaught, []);
+  assert.equal(getTracingStats().dropped.exportFailed - before, 64);
+  assert.equal(receiver.requests.length, 0);
 });
