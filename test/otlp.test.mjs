@@ -9,6 +9,7 @@ import { startGrpcReceiver } from './helpers/otlp-grpc-receiver.mjs';
 import { decodeOtlpProtobuf } from './helpers/otlp-proto.mjs';
 import { partialSuccessResponse, refusedPort, startReceiver } from './helpers/otlp-receiver.mjs';
 import { lossLine } from './helpers/span-file-checks.mjs';
+import { burst } from './helpers/burst.mjs';
 import { start } from './helpers/fixture.mjs';
 
 test('OTLP http/json: every span reaches the receiver, decoded as OTLP/JSON', async (t) => {
@@ -190,5 +191,40 @@ for (const { protocol, mode } of PARTIAL_CASES) {
     assert.deepEqual(lossLine(stderr), { lost: rejected, ended: 5, queueFull: 0, exportFailed: 0, writeFailed: 0, shutdownBound: 0, rejected, exported: 5 - rejected });
     assert.match(stderr, new RegExp(`rejected 2 of \\d spans \\(OTLP partial success\\): ${PRINTED.replace(/[\\[\]]/g, '\\$&')}; those spans are dropped and counted`));
     assert.doesNotMatch(stderr, /\u001b|fake line\n|^fake line/m);
+  });
+}
+
+// A burst's requests are encoded a few spans per turn of the event loop (the span processor's slices): every
+// span still arrives, whole, in both encodings.
+for (const [protocol, decode] of [
+  ['http/protobuf', (r) => decodeOtlpProtobuf(r.body)],
+  ['http/json', (r) => decodeExportRequest(JSON.parse(r.body.toString()))],
+]) {
+  test(`OTLP ${protocol}: a burst of 2000 spans all arrive with their ids, parents and attributes`, async (t) => {
+    const receiver = await startReceiver();
+    t.after(() => receiver.close());
+    const env = { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, TRACEHOOK_SHUTDOWN_TIMEOUT_MS: '10000' };
+    const app = start('burst-app.mjs', { env, timeoutMs: 60_000 });
+    const [, port] = await app.ready();
+    assert.equal(await burst(port, { total: 400, concurrency: 100 }), 400);
+    app.kill('SIGTERM');
+    const { stderr } = await app.done;
+    assert.equal(lossLine(stderr), undefined, stderr);
+    const spans = receiver.requests.flatMap(decode);
+    assert.equal(spans.length, 2000);
+    assert.equal(new Set(spans.map((s) => s.spanId)).size, 2000);
+    const servers = new Map(spans.filter((s) => s.kind === 'SERVER').map((s) => [s.spanId, s]));
+    assert.equal(servers.size, 400);
+    for (const s of servers.values()) assert.equal(s.attributes['url.path'], '/work');
+    const children = spans.filter((s) => s.kind !== 'SERVER');
+    for (const child of children) {
+      const parent = servers.get(child.parentSpanId);
+      assert.ok(parent, `${child.name}'s parent is a SERVER span`);
+      assert.equal(child.traceId, parent.traceId);
+    }
+    assert.deepEqual(
+      children.filter((s) => s.name === 'load').map((s) => s.attributes.rows),
+      Array(400).fill(3),
+    );
   });
 }

@@ -3,6 +3,8 @@ import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import { ByteLine } from './byte-line.js';
 import { hrTimeToNanoString } from './hrtime.js';
+import type { RequestEncoding } from './request-encoding.js';
+import { complete, stepwise } from './request-encoding.js';
 import { fitsInt64, groupSpans, scopeNameKey, spanFlags } from './span-groups.js';
 
 /**
@@ -49,6 +51,26 @@ const scratch = new ByteLine();
  * resource attributes and scope object and copied.
  */
 export function encodeOtlpJsonInto(spans: readonly ReadableSpan[], out: ByteLine): void {
+  complete(writeRequest(spans, out));
+}
+
+/**
+ * {@link encodeOtlpJsonBytes}'s request encoded a few spans at a time ({@link RequestEncoding}): the same bytes,
+ * in a line of the encoding's own, so the turns in between may encode other requests.
+ */
+export function encodeOtlpJsonStepwise(spans: readonly ReadableSpan[]): RequestEncoding {
+  return stepwise(
+    pool,
+    () => new ByteLine(),
+    (line) => writeRequest(spans, line),
+    (line) => Buffer.from(line.buffer.subarray(0, line.length)),
+  );
+}
+
+const pool: ByteLine[] = [];
+
+/** Appends the request of `spans` to `out`, pausing after each span. */
+function* writeRequest(spans: readonly ReadableSpan[], out: ByteLine): Generator<void, void, void> {
   out.text('{"resourceSpans":[');
   let firstResource = true;
   for (const [resource, byScope] of groupSpans(spans, scopeNameKey)) {
@@ -62,7 +84,10 @@ export function encodeOtlpJsonInto(spans: readonly ReadableSpan[], out: ByteLine
       if (!firstScope) out.byte(COMMA);
       firstScope = false;
       out.bytes(scopeHead(scope));
-      for (let i = 0; i < group.length; i++) out.text(i === 0 ? span(group[i]) : `,${span(group[i])}`);
+      for (let i = 0; i < group.length; i++) {
+        out.text(i === 0 ? span(group[i]) : `,${span(group[i])}`);
+        yield;
+      }
       out.text(`]${optional('schemaUrl', scope.schemaUrl)}}`);
     }
     out.text(head.tail);

@@ -3,6 +3,8 @@ import type { InstrumentationScope } from '@opentelemetry/core';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { hrTimeToFixed64 } from './hrtime.js';
 import { ProtobufWriter } from './protobuf-writer.js';
+import type { RequestEncoding } from './request-encoding.js';
+import { complete, stepwise } from './request-encoding.js';
 import { fitsInt64, groupSpans, scopeIdentity, spanFlags } from './span-groups.js';
 
 const LENGTH = 2;
@@ -56,8 +58,28 @@ const time: [number, number] = [0, 0];
  * @see OpenTelemetry protocol, opentelemetry/proto/collector/trace/v1/trace_service.proto
  */
 export function encodeOtlpProtobuf(spans: readonly ReadableSpan[]): Uint8Array {
-  const w = writer;
-  w.reset();
+  writer.reset();
+  complete(writeRequest(writer, spans));
+  return writer.finish();
+}
+
+/**
+ * {@link encodeOtlpProtobuf}'s request encoded a few spans at a time ({@link RequestEncoding}): the same bytes,
+ * in a buffer of the encoding's own, so the turns in between may encode other requests.
+ */
+export function encodeOtlpProtobufStepwise(spans: readonly ReadableSpan[]): RequestEncoding {
+  return stepwise(
+    pool,
+    () => new ProtobufWriter(),
+    (w) => writeRequest(w, spans),
+    (w) => w.finish(),
+  );
+}
+
+const pool: ProtobufWriter[] = [];
+
+/** Writes the request of `spans` into `w`, pausing after each span. */
+function* writeRequest(w: ProtobufWriter, spans: readonly ReadableSpan[]): Generator<void, void, void> {
   for (const [resource, byScope] of groupSpans(spans, scopeIdentity)) {
     w.tag(ExportTraceServiceRequest.ResourceSpans, LENGTH);
     const resourceSpans = w.begin();
@@ -69,7 +91,7 @@ export function encodeOtlpProtobuf(spans: readonly ReadableSpan[]): Uint8Array {
     w.end(res);
     for (const group of byScope.values()) {
       w.tag(ResourceSpans.ScopeSpans, LENGTH);
-      writeScopeSpans(w, group[0].instrumentationScope, group);
+      yield* writeScopeSpans(w, group[0].instrumentationScope, group);
     }
     if (resource.schemaUrl) {
       w.tag(ResourceSpans.SchemaUrl, LENGTH);
@@ -77,10 +99,9 @@ export function encodeOtlpProtobuf(spans: readonly ReadableSpan[]): Uint8Array {
     }
     w.end(resourceSpans);
   }
-  return w.finish();
 }
 
-function writeScopeSpans(w: ProtobufWriter, scope: InstrumentationScope, spans: ReadableSpan[]): void {
+function* writeScopeSpans(w: ProtobufWriter, scope: InstrumentationScope, spans: ReadableSpan[]): Generator<void, void, void> {
   const at = w.begin();
   w.tag(ScopeSpans.Scope, LENGTH);
   const s = w.begin();
@@ -100,6 +121,7 @@ function writeScopeSpans(w: ProtobufWriter, scope: InstrumentationScope, spans: 
   for (const span of spans) {
     w.tag(ScopeSpans.Spans, LENGTH);
     writeSpan(w, span);
+    yield;
   }
   if (scope.schemaUrl) {
     w.tag(ScopeSpans.SchemaUrl, LENGTH);

@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { encodeOtlpJsonBytes } from '../encoding/otlp-json.js';
-import { encodeOtlpProtobuf } from '../encoding/otlp-protobuf.js';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { encodeOtlpJsonBytes, encodeOtlpJsonStepwise } from '../encoding/otlp-json.js';
+import { encodeOtlpProtobuf, encodeOtlpProtobufStepwise } from '../encoding/otlp-protobuf.js';
+import { encodedRequestOf, setStepwiseEncoder } from './encoded-request.js';
 import { publishSharedModules, shareBundledModules } from '../instrumentations/shared-modules.js';
 import { packageRoot } from '../package-root.js';
 
@@ -23,8 +24,8 @@ export interface OtlpHttpParts {
 }
 
 const FORMATS = {
-  'http/json': { contentType: 'application/json', encode: encodeOtlpJsonBytes, deserialize: 'deserializeJson' },
-  'http/protobuf': { contentType: 'application/x-protobuf', encode: encodeOtlpProtobuf, deserialize: 'deserializeProtobuf' },
+  'http/json': { contentType: 'application/json', encode: encodeOtlpJsonBytes, stepwise: encodeOtlpJsonStepwise, deserialize: 'deserializeJson' },
+  'http/protobuf': { contentType: 'application/x-protobuf', encode: encodeOtlpProtobuf, stepwise: encodeOtlpProtobufStepwise, deserialize: 'deserializeProtobuf' },
 } as const;
 
 /**
@@ -33,7 +34,9 @@ const FORMATS = {
  * TLS, time-out and retries from the `OTEL_EXPORTER_OTLP_*` variables, the same component type for
  * its self-observability metrics), with the request bytes from the direct encoders
  * ({@link encodeOtlpJsonBytes}, {@link encodeOtlpProtobuf}) in place of otlp-transformer's serializers:
- * the same bytes on the wire, without building request objects. Responses (partial success) are
+ * the same bytes on the wire, without building request objects. A batch that carries its request
+ * already (`withEncodedRequest`: tracehook's span processor encodes it a few spans per turn of
+ * the event loop, `setStepwiseEncoder`) is sent as it is. Responses (partial success) are
  * parsed by otlp-transformer's own deserializers.
  * @throws when neither the build's bundle of those parts nor `exporterPackage` can be loaded
  * @see OpenTelemetry specification, "OpenTelemetry Protocol Exporter"
@@ -41,9 +44,12 @@ const FORMATS = {
 export function createDirectOtlpHttpExporter(exporterPackage: string, protocol: keyof typeof FORMATS, options: OtlpHttpOptions): SpanExporter {
   const parts = otlpHttpParts(exporterPackage);
   const format = FORMATS[protocol];
-  const serializer = { serializeRequest: format.encode, deserializeResponse: parts[format.deserialize] };
+  const serializeRequest = (spans: ReadableSpan[]) => encodedRequestOf(spans) ?? format.encode(spans);
+  const serializer = { serializeRequest, deserializeResponse: parts[format.deserialize] };
   const settings = parts.convertLegacyHttpOptions(options, 'TRACES', 'v1/traces', { 'Content-Type': format.contentType });
-  return new parts.OTLPExporterBase(parts.createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', parts.TraceExporterMetricsHelper, undefined));
+  const exporter = new parts.OTLPExporterBase(parts.createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', parts.TraceExporterMetricsHelper, undefined));
+  setStepwiseEncoder(exporter, format.stepwise);
+  return exporter;
 }
 
 let parts: OtlpHttpParts | undefined;

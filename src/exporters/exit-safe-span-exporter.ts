@@ -8,6 +8,7 @@ import { packageRoot } from '../package-root.js';
 import { withUnrefTimers } from '../preload/unref-timers.js';
 import { getPreloadState } from '../state.js';
 import { spansToOtlpJson } from './json-trace-serializer.js';
+import { setStepwiseEncoder, stepwiseEncoderOf } from './encoded-request.js';
 import { keepPartialSuccess, partialSuccessOf, withRejection } from './partial-success.js';
 import { stateKey } from '../state-key.js';
 
@@ -56,7 +57,8 @@ interface Batch {
  *   over HTTP (receivers accept JSON on the protobuf URL), or as the protobuf request over gRPC;
  * - an `export()` that throws calls back FAILED instead; timers it arms synchronously are unref'd;
  * - spans the backend rejects in an accepted export (an OTLP partial success) are named in the
- *   SUCCESS result ({@link withRejection}), so the span processor counts them as dropped.
+ *   SUCCESS result ({@link withRejection}), so the span processor counts them as dropped;
+ * - the wrapped exporter's stepwise encoder is its own (the exit path ignores a batch's ready request).
  * At any other time exports go to the wrapped exporter unchanged.
  */
 export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
@@ -70,6 +72,9 @@ export class ExitSafeSpanExporter implements SpanExporter, ExitSafeExport {
   ) {
     exitSafeExporters().add(this);
     this.takeRejected = keepPartialSuccess(exporter);
+    // The batch goes to the wrapped exporter as it is, with the request a span processor encoded for it.
+    const encoder = stepwiseEncoderOf(exporter);
+    if (encoder) setStepwiseEncoder(this, encoder);
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {

@@ -12,6 +12,9 @@ import { isSpanWriteError } from '../exporters/span-write-error.js';
 import { printable, rejectedSpansOf } from '../exporters/partial-success.js';
 import { monotonicMs } from '../provider/monotonic-clock.js';
 import { estimateSpanBytes } from '../provider/span-size.js';
+import type { RequestEncoding } from '../encoding/request-encoding.js';
+import type { StepwiseEncoder } from '../exporters/encoded-request.js';
+import { stepwiseEncoderOf, withEncodedRequest } from '../exporters/encoded-request.js';
 
 /**
  * Options of {@link BoundedBatchSpanProcessor}: the queue configuration, by the SDK's BatchSpanProcessor names
@@ -38,10 +41,12 @@ export interface BoundedBatchOptions extends Partial<SpanQueueConfig> {
    * a time until one succeeds. The exporter must accept as many (otlp-exporter-base's `concurrencyLimit`).
    */
   maxConcurrentExports?: number;
+  /** @internal The time one turn of the event loop may spend exporting, ms; default 1. For tests (0: one step per turn). */
+  sliceMillis?: number;
 }
 
 /** {@link BoundedBatchOptions} with the defaults and the deprecated names resolved. */
-type ResolvedBatchOptions = SpanQueueConfig & { scheduledDelayMillis: number } & Pick<BoundedBatchOptions, 'destination' | 'maxConcurrentExports'>;
+type ResolvedBatchOptions = SpanQueueConfig & { scheduledDelayMillis: number; sliceMillis: number } & Pick<BoundedBatchOptions, 'destination' | 'maxConcurrentExports'>;
 
 function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
   return {
@@ -52,15 +57,20 @@ function resolveOptions(o: BoundedBatchOptions): ResolvedBatchOptions {
     exportTimeoutMillis: o.exportTimeoutMillis ?? o.exportTimeoutMs ?? 30_000,
     destination: o.destination,
     maxConcurrentExports: o.maxConcurrentExports,
+    sliceMillis: o.sliceMillis ?? SLICE_MS,
   };
 }
 
 /**
  * The time one turn of the event loop may spend exporting, ms: the drain goes on in the next turn
- * (`setImmediate`), so a request never waits behind more than this, whatever the load. One batch is exported
- * at least, so a slice is this plus at most one batch (a 64-span line is ≈ 0.1–0.4 ms).
+ * (`setImmediate`), so a request never waits behind more than this, whatever the load. One step is taken
+ * at least, so a slice is this plus at most one batch of a synchronous exporter (a 64-span line is
+ * ≈ 0.1–0.4 ms); an OTLP request's next {@link PIECE_SPANS} spans are encoded only while a piece as long as
+ * the last still fits.
  */
 const SLICE_MS = 1;
+/** Spans of a request encoded between two looks at the clock (≈ 20–60 µs of protobuf or JSON). */
+const PIECE_SPANS = 16;
 /** The longest once the queue holds half its byte bound: losing spans is then the nearer harm. */
 const MAX_SLICE_UNDER_PRESSURE_MS = 200;
 
@@ -78,7 +88,13 @@ const MAX_SLICE_UNDER_PRESSURE_MS = 200;
  * the bound, dropping spans is the nearer harm than a slower request. An asynchronous exporter
  * (OTLP) gets one batch at a time, as with the stock processor, and while it succeeds up to
  * `maxConcurrentExports` full batches at once; a partial batch only once `scheduledDelayMillis` has
- * passed, for a flush, or near the byte bound, never merely because an earlier export has finished.
+ * passed, for a flush, or near the byte bound, never merely because an earlier export has finished. When it
+ * encodes requests stepwise (tracehook's
+ * OTLP/HTTP exporters with the direct encoders: `setStepwiseEncoder`), the batch's request is encoded
+ * here, {@link PIECE_SPANS} spans at a time within the same 1 ms slices (flushes included), and
+ * `export()` gets the batch with its request ready: no turn encodes a whole 512-span request. A batch
+ * being encoded counts as an export in flight (`maxConcurrentExports`, `maxQueueBytes`); at exit it is
+ * exported at once, unencoded (the exit path encodes its own way).
  *
  * Every ended, sampled span is counted in {@link getTracingStats}: exported, or dropped with its
  * reason (queue full, export failed, write failed, rejected by the backend in an OTLP partial
@@ -110,6 +126,10 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private readonly options: ResolvedBatchOptions;
   /** The last export failed: the backend is down or refusing; one export at a time until it answers. */
   private failing = false;
+  /** The exporter's stepwise request encoder, if it has one. */
+  private readonly encoder: StepwiseEncoder | undefined;
+  /** The batch whose request is being encoded (already out of the queue, counted in `exporting` and `exportingBytes`). */
+  private encoding: { batch: ReadableSpan[]; bytes: number; request: RequestEncoding } | undefined;
 
   /**
    * @param exporter - where batches go; called with at most `maxExportBatchSize` spans, up to
@@ -124,6 +144,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   ) {
     this.options = resolveOptions(options);
     this.spansPerExport = options.spansPerExport ?? this.options.maxExportBatchSize;
+    this.encoder = stepwiseEncoderOf(exporter);
   }
 
   onStart(_span: Span, _parentContext: Context): void {}
@@ -209,32 +230,46 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Exports batches while the time slice lasts. `all`: until the queue is empty (a flush, the exit);
-   * `due`: the schedule's delay has passed, so a partial batch goes too; `full`: a full batch is waiting or an
-   * export has finished, so an asynchronous exporter gets only full batches and the rest waits for the
-   * schedule, as the specification's processor does. Continuing after every answer with whatever was queued
-   * meanwhile sent one OTLP request per answer's round trip, ≈ 30 spans each from a busy worker-messaging app
-   * (bench: workers, OTLP rows). An asynchronous export ends the slice and its callback continues the drain.
+   * Exports batches, or encodes the request of one, while the time slice lasts. `all`: until the queue is
+   * empty (a flush; at the exit everything at once); `due`: the schedule's delay has passed, so a partial batch
+   * goes too; `full`: a full batch is waiting or an export has finished, so an asynchronous exporter gets only
+   * full batches and the rest waits for the schedule, as the specification's processor does. Continuing after
+   * every answer with whatever was queued meanwhile sent one OTLP request per answer's round trip, ≈ 30 spans
+   * each from a busy worker-messaging app (bench: workers, OTLP rows). An asynchronous export ends the slice
+   * unless another may start, and its callback continues the drain.
    */
   private drain(mode: 'all' | 'due' | 'full'): void {
     const start = monotonicMs();
     const gap = start - this.lastSliceEnd;
     const pressure = this.queuedBytes * 2 >= this.options.maxQueueBytes;
-    const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(SLICE_MS, 2 * gap)) : SLICE_MS;
+    const sliceMs = this.options.sliceMillis;
+    const slice = pressure ? Math.min(MAX_SLICE_UNDER_PRESSURE_MS, Math.max(sliceMs, 2 * gap)) : sliceMs;
     const sync = getPreloadState().synchronousExport === true;
     const all = mode === 'all';
     const partial = all || mode === 'due' || pressure;
-    while (this.queue.length > this.head && (sync || (this.mayStartExport(all) && (partial || this.queue.length - this.head >= this.spansPerExport)))) {
-      this.exportBatch();
-      if (!all && !sync && monotonicMs() - start >= slice) break;
+    // A flush of an asynchronous exporter is answered later anyway: its encoding keeps to the slices too.
+    const timed = !sync && (!all || this.encoder !== undefined);
+    for (let stepStart = start; ;) {
+      if (this.encoding) this.encodePiece(sync);
+      else if (this.queue.length > this.head && (sync || (this.mayStartExport(all) && (partial || this.queue.length - this.head >= this.spansPerExport)))) this.exportBatch(sync);
+      else break;
+      const now = monotonicMs();
+      // A request's next piece is taken only if one as long as the last still fits the slice.
+      const next = this.encoding ? now - stepStart : 0;
+      if (timed && now - start + next >= slice) break;
+      stepStart = now;
     }
     this.lastSliceEnd = monotonicMs();
     const queued = this.queue.length - this.head;
     if (queued === 0) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
-    } else if (this.exporting === 0 && (sync || partial || queued >= this.spansPerExport)) this.scheduleDrain();
-    else this.armTimer();
+    }
+    if (this.encoding) this.scheduleDrain();
+    else if (queued > 0) {
+      if (this.exporting === 0 && (sync || partial || queued >= this.spansPerExport)) this.scheduleDrain();
+      else this.armTimer();
+    }
     if (queued === 0 && this.exporting === 0) for (const resolve of this.flushWaiters.splice(0)) resolve();
   }
 
@@ -250,7 +285,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     return all || this.queue.length - this.head >= this.spansPerExport;
   }
 
-  private exportBatch(): void {
+  /** Takes the next batch out of the queue and exports it, or starts encoding its request (`sync`: never). */
+  private exportBatch(sync: boolean): void {
     const end = Math.min(this.queue.length, this.head + this.spansPerExport);
     const batch = this.queue.slice(this.head, end);
     let bytes = 0;
@@ -273,7 +309,26 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     stats.exporting += batch.length;
     this.exporting++;
     this.exportingBytes += bytes;
+    if (this.encoder && !sync) this.encoding = { batch, bytes, request: this.encoder(batch) };
+    else this.send(batch, bytes);
+  }
 
+  /** Encodes the next piece of the pending request, and exports the batch once it is whole (`sync`: at once, as it is). */
+  private encodePiece(sync: boolean): void {
+    const { batch, bytes, request } = this.encoding!;
+    let encoded: Uint8Array | undefined;
+    try {
+      encoded = sync ? undefined : request.next(PIECE_SPANS);
+      if (!sync && !encoded) return;
+    } catch {
+      // Sent unencoded: the exporter's own encoding fails again inside export(), which counts the spans as failed and says why.
+    }
+    this.encoding = undefined;
+    this.send(encoded ? withEncodedRequest(batch, encoded) : batch, bytes);
+  }
+
+  /** Hands a batch taken out of the queue (`bytes`: its estimated size) to the exporter; counts the result. */
+  private send(batch: ReadableSpan[], bytes: number): void {
     let settled = false;
     const timer = setTimeout(
       () => done({ code: ExportResultCode.FAILED, error: new Error(`export timed out after ${this.options.exportTimeoutMillis} ms (OTEL_BSP_EXPORT_TIMEOUT)`) }),
