@@ -57,7 +57,11 @@ test('bench harness: a one-round startup run prints one table row per variant, a
   // The worker thread's own CPU, which a loaded machine does not inflate (Linux: its schedstat).
   if (process.platform === 'linux') {
     const cpu = all.filter((r) => r.measure === "a new worker thread's CPU to its first message");
-    assert.deepEqual(cpu.map((r) => r.variant), ['untraced', 'tracehook-files', 'floor-export'], stdout);
+    assert.deepEqual(
+      cpu.map((r) => r.variant),
+      ['untraced', 'tracehook-files', 'floor-export'],
+      stdout,
+    );
     const traced = cpu.find((r) => r.variant === 'tracehook-files');
     assert.match(traced.vs, /ms/, stdout);
     assert.match(traced.floor, /\(export\)$/);

@@ -20,7 +20,10 @@ const entry = (execArgv) => execArgv.filter((a) => /register\.(c|m)js/.test(a) |
 
 test('a worker of an --import app gets --require register.cjs, runs the preload in the trace of its starter, and gives its children (and workers that need it) --import', async (t) => {
   const w = await worker(t);
-  assert.deepEqual(entry(w.execArgv).map((a) => a.replace(/^.*\//, '')), ['--require', 'register.cjs']);
+  assert.deepEqual(
+    entry(w.execArgv).map((a) => a.replace(/^.*\//, '')),
+    ['--require', 'register.cjs'],
+  );
   assert.equal(w.running, true, 'the preload started in the worker');
   assert.equal(w.traceId, w.starterTraceId, "the worker's top level runs in the new Worker() caller's trace");
   const [childExecArgv, childNodeOptions] = w.child;
@@ -34,7 +37,10 @@ test('a worker of an --import app gets --require register.cjs, runs the preload 
 
 test('with the ES module loader hook, or another --import, the worker keeps --import register.mjs', async (t) => {
   const esm = await worker(t, { TRACEHOOK_ESM_LOADER: 'true' });
-  assert.deepEqual(entry(esm.execArgv).map((a) => a.replace(/^.*\//, '')), ['--import', 'register.mjs']);
+  assert.deepEqual(
+    entry(esm.execArgv).map((a) => a.replace(/^.*\//, '')),
+    ['--import', 'register.mjs'],
+  );
   assert.equal(esm.running, true);
   const other = await worker(t, {}, ['--import', '@tracehook/register', '--import', 'data:text/javascript,']);
   assert.equal(entry(other.execArgv).filter((a) => a.endsWith('register.mjs')).length, 1, String(other.execArgv));

@@ -11,7 +11,18 @@ import { injectToCarrier } from '../propagation/carrier-record.js';
 import type { Dispatch } from './messaging-spans.js';
 import { callFresh, callProcess, endSend, startSend } from './messaging-spans.js';
 import type { PreloadKind } from './preload-flags.js';
-import { FLAGS_WITH_VALUE, nodeOptionsPreloadKinds, nodeOptionsWithAbsolutePreload, ownPreloadFlags, preloadAvailable, preloadKinds, usesRequireEntry, withAbsolutePreload, withImportEntryAgain, withRequireEntry } from './preload-flags.js';
+import {
+  FLAGS_WITH_VALUE,
+  nodeOptionsPreloadKinds,
+  nodeOptionsWithAbsolutePreload,
+  ownPreloadFlags,
+  preloadAvailable,
+  preloadKinds,
+  usesRequireEntry,
+  withAbsolutePreload,
+  withImportEntryAgain,
+  withRequireEntry,
+} from './preload-flags.js';
 import { preloadFlags } from '../package-root.js';
 import type { PoolName, WorkerEnvironmentData } from './protocol.js';
 import { CHANNEL_SECRET, CONTROL, ENV_DATA_KEY, ENVELOPE_KEY, envelopeCarrier, envelopeHeader, envelopeId, isEnvelope, makeEnvelope, PROTOCOL_VERSION, waitAsync } from './protocol.js';
