@@ -1,10 +1,11 @@
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { RequestEncoding } from '../encoding/request-encoding.js';
+import { stateKey } from '../state-key.js';
 
-// Symbol.for: the span processor and the exporter may come from different copies of this module (a bundle beside
-// the preload's files).
-const ENCODER = Symbol.for('tracehook.requestEncoder');
-const ENCODED = Symbol.for('tracehook.encodedRequest');
+// Global symbols: the span processor and the exporter may come from different copies of this module (a bundle beside
+// the preload's files); versioned, so another tracehook version's processor encodes nothing for this exporter.
+const ENCODER = stateKey('requestEncoder');
+const ENCODED = stateKey('encodedRequest');
 
 /** Encodes the request of a batch a few spans at a time (see {@link RequestEncoding}). */
 export type StepwiseEncoder = (spans: readonly ReadableSpan[]) => RequestEncoding;

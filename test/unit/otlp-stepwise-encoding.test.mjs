@@ -11,6 +11,7 @@ import { ExitSafeSpanExporter } from '../../dist/exporters/exit-safe-span-export
 import { encodeOtlpJsonBytes, encodeOtlpJsonStepwise } from '../../dist/encoding/otlp-json.js';
 import { encodeOtlpProtobuf, encodeOtlpProtobufStepwise } from '../../dist/encoding/otlp-protobuf.js';
 import { getPreloadState } from '../../dist/state.js';
+import { encodedRequestOf } from '../../dist/exporters/encoded-request.js';
 import { getTracingStats } from '../../dist/api.js';
 import { decodeOtlpProtobuf } from '../helpers/otlp-proto.mjs';
 import { startReceiver } from '../helpers/otlp-receiver.mjs';
@@ -74,7 +75,7 @@ function recording(exporter, turn) {
   const calls = [];
   const recorder = Object.create(exporter);
   recorder.export = (spans, done) => {
-    calls.push({ turn: turn(), spans, encoded: spans[Symbol.for('tracehook.encodedRequest')] });
+    calls.push({ turn: turn(), spans, encoded: encodedRequestOf(spans) });
     exporter.export(spans, done);
   };
   return { recorder, calls };
