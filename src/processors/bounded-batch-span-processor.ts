@@ -317,11 +317,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private encodePiece(sync: boolean): void {
     const { batch, bytes, request } = this.encoding!;
     let encoded: Uint8Array | undefined;
-    try {
-      encoded = sync ? undefined : request.next(PIECE_SPANS);
-      if (!sync && !encoded) return;
-    } catch {
-      // Sent unencoded: the exporter's own encoding fails again inside export(), which counts the spans as failed and says why.
+    if (!sync) {
+      try {
+        encoded = request.next(PIECE_SPANS);
+        if (encoded === undefined) return;
+      } catch {
+        // Sent unencoded: the exporter's own encoding fails again inside export(), which counts the spans as failed and says why.
+      }
     }
     this.encoding = undefined;
     this.send(encoded ? withEncodedRequest(batch, encoded) : batch, bytes);
